@@ -1,0 +1,57 @@
+# Every command a person needs. `make demo` and `make test` work in a fresh clone on a fresh machine.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+# the CPU build that lies on this machine's disk; a newer or unpinned torch pulls a multi-GB CUDA build
+TORCH := torch==2.13.0
+STAMP := $(VENV)/.installed
+# a fingerprint of the generated and cleaned files (tracked and untracked), to tell whether a step changed them
+SNAPSHOT = git ls-files -co --exclude-standard -z -- nbs inverse_surprisal README.md | xargs -0 sha1sum | sha1sum
+
+.PHONY: install demo test check-clean check-export check-readme nbtest pytest readme export clean-nbs
+
+$(STAMP): settings.ini setup.py
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q $(TORCH)
+	$(PY) -m pip install -q -e ".[dev,plot,widgets]"
+	touch $@
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/inverse-surprisal-demo
+
+export: $(STAMP)
+	$(BIN)/nbdev_export
+
+clean-nbs: $(STAMP)
+	$(BIN)/nbdev_clean
+
+readme: $(STAMP)
+	$(PY) tools/make_readme.py
+
+check-clean: $(STAMP)
+	@before=$$($(SNAPSHOT)); $(BIN)/nbdev_clean; after=$$($(SNAPSHOT)); \
+	  if [ "$$before" != "$$after" ]; then echo "FAIL: nbdev_clean changed notebooks: commit them cleaned"; git status --short; exit 1; fi
+	@echo "ok: notebooks are clean"
+
+check-export: $(STAMP)
+	@before=$$($(SNAPSHOT)); $(BIN)/nbdev_export; after=$$($(SNAPSHOT)); \
+	  if [ "$$before" != "$$after" ]; then echo "FAIL: nbdev_export changed the package: it was out of sync with nbs/"; git status --short; exit 1; fi
+	@echo "ok: package in sync with notebooks"
+
+check-readme: $(STAMP)
+	@before=$$($(SNAPSHOT)); $(PY) tools/make_readme.py; after=$$($(SNAPSHOT)); \
+	  if [ "$$before" != "$$after" ]; then echo "FAIL: README.md was stale: regenerate it from nbs/index.ipynb (make readme)"; git status --short; exit 1; fi
+	@echo "ok: README.md matches nbs/index.ipynb"
+
+nbtest: $(STAMP)
+	$(BIN)/nbdev_test --n_workers 2
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest tests/
+
+test: check-clean check-export check-readme nbtest pytest
