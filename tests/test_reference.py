@@ -1,0 +1,149 @@
+"The reference module against a Hugging Face GPT-2 built offline, the cache's guarantees, and a 2-process run."
+import json, os, subprocess, sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch.utils.data import DataLoader, Subset
+
+from inverse_surprisal import reference as ref
+from inverse_surprisal.reference import (BaseSurprisalCache, CacheError, FrozenBaseModel, StaleCacheError, WithBaseSurprisal,
+                                         base_surprisal, build_cache, example_fingerprint, score_dataset, scoring_provenance)
+
+transformers = pytest.importorskip('transformers')
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))   # for dist_score.model_and_data
+
+@pytest.fixture(scope='module')
+def gpt2():
+    torch.manual_seed(0)
+    cfg = transformers.GPT2Config(vocab_size=97, n_positions=32, n_embd=32, n_layer=2, n_head=4,
+                                  bos_token_id=0, eos_token_id=0, resid_pdrop=0.3, embd_pdrop=0.3, attn_pdrop=0.3)
+    return transformers.GPT2LMHeadModel(cfg)
+
+@pytest.fixture(scope='module')
+def padded_batch():
+    "Right-padded batch with an attention mask and a different y region per example."
+    g = torch.Generator().manual_seed(1)
+    lengths, y_starts = [9, 6, 12], [4, 1, 7]
+    ids = torch.zeros(3, 12, dtype=torch.long); att = torch.zeros(3, 12, dtype=torch.long); y = torch.zeros(3, 12, dtype=torch.bool)
+    for i, (T, s) in enumerate(zip(lengths, y_starts)):
+        ids[i, :T] = torch.randint(1, 97, (T,), generator=g); att[i, :T] = 1; y[i, s:T] = True
+    return ids, att, y
+
+def test_equals_hugging_face_masked_loss(gpt2, padded_batch):
+    ids, att, y = padded_batch
+    gpt2.train()                                             # left in train mode with dropout: b must not care
+    got = base_surprisal(gpt2, ids, y, attention_mask=att)
+    assert gpt2.training
+    gpt2.eval()
+    with torch.no_grad():
+        for i in range(len(ids)):
+            labels = torch.full_like(ids, -100); labels[i, y[i]] = ids[i, y[i]]
+            hf = gpt2(input_ids=ids, attention_mask=att, labels=labels).loss * y[i].sum()
+            torch.testing.assert_close(got.example[i], hf, rtol=1e-5, atol=1e-5)
+            for t in y[i].nonzero().flatten().tolist():       # each token on its own: HF's loss on one label
+                one = torch.full_like(ids, -100); one[i, t] = ids[i, t]
+                torch.testing.assert_close(got.token[i, t], gpt2(input_ids=ids, attention_mask=att, labels=one).loss, rtol=1e-5, atol=1e-5)
+    assert (got.token[~y] == 0).all()
+
+def test_train_mode_dropout_is_deterministic(gpt2, padded_batch):
+    ids, att, y = padded_batch
+    gpt2.train()
+    runs = [base_surprisal(gpt2, ids, y, attention_mask=att).example for _ in range(3)]
+    assert all(torch.equal(runs[0], r) for r in runs[1:])
+
+def test_dataset_scoring_matches_one_by_one(gpt2, padded_batch):
+    ids, att, y = padded_batch
+    data = [{'input_ids': ids[i, :int(att[i].sum())], 'y_mask': y[i, :int(att[i].sum())]} for i in range(3)] * 5
+    scored = score_dataset(gpt2, data, batch_size=4, progress=False)
+    alone = torch.cat([base_surprisal(gpt2, d['input_ids'][None], d['y_mask'][None]).example for d in data])
+    np.testing.assert_allclose(scored.example, alone.double().numpy(), rtol=1e-5)
+    batch = base_surprisal(gpt2, ids, y, attention_mask=att)
+    np.testing.assert_allclose(scored.example[:3], batch.example.double().numpy(), rtol=1e-5)
+
+def test_bf16_model_scored_in_float32(gpt2, padded_batch):
+    ids, att, y = padded_batch
+    low = transformers.GPT2LMHeadModel(gpt2.config); low.load_state_dict(gpt2.state_dict()); low = low.bfloat16()
+    got = base_surprisal(low, ids, y, attention_mask=att)
+    assert got.example.dtype == torch.float32 and torch.isfinite(got.example).all()
+
+def _toy(seed=0, n=40, vocab=11):
+    from dist_score import model_and_data
+    return model_and_data(seed, n, vocab)
+
+@pytest.fixture()
+def built(tmp_path):
+    model, data = _toy()
+    base = FrozenBaseModel(model)
+    cache = build_cache(base, data, tmp_path / 'b.iscache', batch_size=8, progress=False)
+    return base, data, cache, tmp_path / 'b.iscache'
+
+def test_round_trip_shuffle_and_subset(built):
+    base, data, cache, path = built
+    reopened = BaseSurprisalCache(path, scoring_provenance(base))
+    fps = [example_fingerprint(d['input_ids'], d['y_mask']) for d in data]
+    direct = torch.cat([base_surprisal(base, d['input_ids'][None], d['y_mask'][None]).example for d in data]).double()
+    torch.testing.assert_close(reopened.lookup(fps), direct, rtol=1e-6, atol=1e-6)
+    served = WithBaseSurprisal(data, reopened)
+    sub = Subset(served, list(range(3, 40, 4)))
+    for item in DataLoader(sub, batch_size=1, shuffle=True, generator=torch.Generator().manual_seed(0)):
+        i = next(j for j, d in enumerate(data) if torch.equal(d['input_ids'], item['input_ids'][0]) and torch.equal(d['y_mask'], item['y_mask'][0]))
+        torch.testing.assert_close(item['base_surprisal'][0], direct[i], rtol=1e-6, atol=1e-6)
+        torch.testing.assert_close(item['base_token_surprisal'][0].sum().double(), direct[i], rtol=1e-5, atol=1e-5)
+
+def test_tampered_file_detected(built):
+    _, _, cache, path = built
+    raw = bytearray(path.read_bytes())
+    raw[raw.find(np.asarray(cache.example).tobytes()) + 3] ^= 0x10
+    path.write_bytes(bytes(raw))
+    with pytest.raises(CacheError, match="fails its checksum"): BaseSurprisalCache(path)
+    path.write_bytes(bytes(raw[:len(raw) // 2]))
+    with pytest.raises(CacheError, match="truncated"): BaseSurprisalCache(path, verify=False)
+    path.write_bytes(b'not a cache')
+    with pytest.raises(CacheError, match="bad magic bytes"): BaseSurprisalCache(path)
+
+def test_stale_provenance_detected(built):
+    base, data, _, path = built
+    other = FrozenBaseModel(_toy(seed=1)[0])
+    with pytest.raises(StaleCacheError, match=r"differs in \['model'\]"): BaseSurprisalCache(path, scoring_provenance(other))
+    with pytest.raises(StaleCacheError): build_cache(other, data, path, on_stale='error', progress=False)
+    with pytest.raises(StaleCacheError, match=r"pad_id"): BaseSurprisalCache(path, scoring_provenance(base, pad_id=5))
+
+def test_interrupted_write_leaves_old_file(built, monkeypatch):
+    base, data, cache, path = built
+    before = path.read_bytes()
+    def crash(fd): raise OSError("disk went away")
+    monkeypatch.setattr(ref.os, 'fsync', crash)
+    more = data + [{'input_ids': torch.tensor([1, 2, 3, 4]), 'y_mask': torch.tensor([False, False, True, True])}]
+    with pytest.raises(OSError, match="disk went away"): build_cache(base, more, path, progress=False)
+    assert path.read_bytes() == before                        # the old cache, whole
+    assert [p.name for p in path.parent.iterdir()] == [path.name]   # no partial file left behind
+    monkeypatch.undo()
+    assert len(BaseSurprisalCache(path)) == len(cache)
+
+def test_killed_writer_leaves_no_cache(tmp_path):
+    "A writer killed mid-write (SIGKILL) leaves only a temporary file that no reader opens."
+    code = ("import numpy as np, os, signal; from inverse_surprisal import reference as r\n"
+            "def die(fd): os.kill(os.getpid(), signal.SIGKILL)\n"
+            "r.os.fsync = die\n"
+            f"r._write_cache_file(r.Path({str(tmp_path / 'b.iscache')!r}), {{'provenance': {{}}}}, {{'a': np.arange(1e6)}})\n")
+    res = subprocess.run([sys.executable, '-c', code])
+    assert res.returncode == -9
+    assert not (tmp_path / 'b.iscache').exists()
+
+def test_two_processes_equal_one(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get('PYTHONPATH', ''), OMP_NUM_THREADS='1')
+    one = subprocess.run([sys.executable, str(HERE / 'dist_score.py'), str(tmp_path / 'one')], env=env, capture_output=True, text=True)
+    assert one.returncode == 0, one.stderr[-3000:]
+    two = subprocess.run([sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node', '2',
+                          str(HERE / 'dist_score.py'), str(tmp_path / 'two')], env=env, capture_output=True, text=True, timeout=300)
+    assert two.returncode == 0, two.stderr[-3000:]
+    a, b = BaseSurprisalCache(tmp_path / 'one' / 'b.iscache'), BaseSurprisalCache(tmp_path / 'two' / 'b.iscache')
+    assert np.array_equal(a.keys, b.keys) and np.array_equal(a.offsets, b.offsets)
+    np.testing.assert_allclose(a.example, b.example, rtol=1e-6); np.testing.assert_allclose(a.token, b.token, rtol=1e-6)
+    r0, r1, single = (json.loads((tmp_path / d / f).read_text()) for d, f in (('two', 'rank0.json'), ('two', 'rank1.json'), ('one', 'rank0.json')))
+    assert r0 == r1                                           # every rank: the same cache and the same E_D[b]
+    assert r0['n'] == single['n']
+    np.testing.assert_allclose(r0['base_mean'], single['base_mean'], rtol=1e-9)
