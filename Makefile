@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # a fingerprint of the generated and cleaned files (tracked and untracked), to tell whether a step changed them
 SNAPSHOT = git ls-files -co --exclude-standard -z -- nbs inverse_surprisal README.md | xargs -0 sha1sum | sha1sum
 
-.PHONY: install demo test check-clean check-export check-readme nbtest pytest readme export clean-nbs
+.PHONY: bench install demo test check-clean check-export check-readme nbtest pytest readme export clean-nbs
 
 $(STAMP): settings.ini setup.py
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -55,3 +55,6 @@ pytest: $(STAMP)
 	$(BIN)/python -m pytest tests/
 
 test: check-clean check-export check-readme nbtest pytest
+
+bench: $(STAMP)
+	$(PY) bench/run.py

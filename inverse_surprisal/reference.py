@@ -7,8 +7,9 @@ __all__ = ['FORMAT_VERSION', 'BaseSurprisal', 'base_surprisal', 'model_fingerpri
            'CacheError', 'StaleCacheError', 'BaseSurprisalCache', 'ScoredExamples', 'score_dataset',
            'scoring_provenance', 'build_cache', 'WithBaseSurprisal']
 
-# %% ../nbs/02_reference.ipynb #d4d4eaa5
+# %% ../nbs/02_reference.ipynb #e40c9567
 import hashlib
+import itertools
 import json
 import os
 import tempfile
@@ -20,13 +21,14 @@ import numpy as np
 import torch
 import torch.distributed as dist
 import weakref
+import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 from tqdm.auto import tqdm
 
 from .losses import _as_y_mask, _check_positive_number, _check_tensor
 
-# %% ../nbs/02_reference.ipynb #addf5350
+# %% ../nbs/02_reference.ipynb #c1439cbd
 class BaseSurprisal(NamedTuple):
     "Base surprisal of a batch, in nats."
     example: Tensor # (bs,) b(x,y), summed over the y tokens
@@ -49,7 +51,7 @@ def _check_scoring_inputs(input_ids, y_mask, attention_mask):
         if off.any(): raise ValueError(f"y_mask marks padding (attention_mask 0) as y at (example, position) {off.nonzero()[0].tolist()}")
     return y_mask
 
-# %% ../nbs/02_reference.ipynb #800aca21
+# %% ../nbs/02_reference.ipynb #b4ba19a1
 def _logits_of(out, shape) -> Tensor:
     "The logits of a model's output: a tensor, or an object with `.logits` (Hugging Face), of `shape` (bs,T,V)."
     logits = getattr(out, 'logits', out)
@@ -59,43 +61,51 @@ def _logits_of(out, shape) -> Tensor:
         raise ValueError(f"the model returned logits of shape {tuple(logits.shape)}, expected ({shape[0]}, {shape[1]}, V)")
     return logits
 
-def _y_token_surprisal(logits, input_ids, y_mask, chunk_rows) -> Tensor:
+def _y_token_surprisal(logits, input_ids, y_mask, chunk_elements) -> Tensor:
     "(bs,T) surprisal of each y token from the logits one position earlier, in float32 or wider."
+    (bs, T), V = y_mask.shape, logits.shape[-1]
+    tgt = input_ids[y_mask]
+    bad = (tgt < 0) | (tgt >= V)
+    if bad.any(): raise ValueError(f"input_ids must be in [0, {V}) on y tokens, got {tgt[bad][0].item()}")
     dtype = torch.promote_types(logits.dtype, torch.float32)
     out = torch.zeros(y_mask.shape, dtype=dtype, device=logits.device)
-    b_idx, t_idx = y_mask.nonzero(as_tuple=True)
-    tgt = input_ids[b_idx, t_idx]
-    bad = (tgt < 0) | (tgt >= logits.shape[-1])
-    if bad.any(): raise ValueError(f"input_ids must be in [0, {logits.shape[-1]}) on y tokens, got {tgt[bad][0].item()}")
-    for s in range(0, len(b_idx), chunk_rows):
-        bi, ti, tg = b_idx[s:s + chunk_rows], t_idx[s:s + chunk_rows], tgt[s:s + chunk_rows]
-        rows = logits[bi, ti - 1].to(dtype)                    # (chunk,V): logits at t-1 score the token at t
-        out[bi, ti] = rows.logsumexp(-1) - rows.gather(-1, tg[:, None])[:, 0]
+    targets = input_ids.masked_fill(~y_mask, -100)            # tokens in the span but not in y cost 0
+    cols = y_mask.any(0).nonzero().flatten()
+    lo, hi = cols[0].item(), cols[-1].item() + 1              # the batch's y span [lo, hi)
+    rows = max(1, chunk_elements // V)                        # logit rows log-softmaxed at once
+    # examples share a call only while small (their copy stays in cache); a large one is a view, never copied
+    step_ex, step_t = max(1, min(rows, 2**16 // V) // (hi - lo)), min(rows, hi - lo)
+    for i in range(0, bs, step_ex):                           # a few examples at a time ...
+        for s in range(lo, hi, step_t):                       # ... or a part of one example's span
+            e, j = min(s + step_t, hi), min(i + step_ex, bs)  # logits at t-1 score the token at t
+            chunk = logits[i:j, s - 1:e - 1].reshape(-1, V).to(dtype)
+            out[i:j, s:e] = F.cross_entropy(chunk, targets[i:j, s:e].reshape(-1), reduction='none').view(j - i, e - s)
     if not torch.isfinite(out).all():
         raise ValueError(f"the model's logits give a non-finite surprisal at (example, position) {(~torch.isfinite(out)).nonzero()[0].tolist()}")
     return out
 
-# %% ../nbs/02_reference.ipynb #2917af46
+# %% ../nbs/02_reference.ipynb #348c49d7
 def base_surprisal(model: nn.Module, # causal LM: returns logits (bs,T,V) or an output with `.logits`
                    input_ids: Tensor, # (bs,T) token ids, exactly as training sees them
                    y_mask: Tensor, # (bs,T) bool, True on the y tokens (never position 0)
                    attention_mask: Tensor=None, # (bs,T) passed to the model as `attention_mask=` when given
-                   chunk_rows: int=4096, # y rows log-softmaxed at once
+                   chunk_elements: int=2**23, # logits log-softmaxed at once (bounds the extra memory)
                   ) -> BaseSurprisal:
     "Per-example $b(x,y)$ and per-token y surprisal from a causal LM, in eval mode and without gradient."
     if not isinstance(model, nn.Module): raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
     y_mask = _check_scoring_inputs(input_ids, y_mask, attention_mask)
+    if not isinstance(chunk_elements, int) or chunk_elements < 1: raise ValueError(f"chunk_elements must be an int >= 1, got {chunk_elements!r}")
     was_training = model.training
     model.eval()
     try:
         with torch.inference_mode():
             out = model(input_ids) if attention_mask is None else model(input_ids, attention_mask=attention_mask)
-            token = _y_token_surprisal(_logits_of(out, input_ids.shape), input_ids, y_mask, chunk_rows)
+            token = _y_token_surprisal(_logits_of(out, input_ids.shape), input_ids, y_mask, chunk_elements)
     finally: model.train(was_training)
     token = token.clone()   # a normal tensor, usable as a constant outside inference mode
     return BaseSurprisal(token.sum(1), token)
 
-# %% ../nbs/02_reference.ipynb #5072653c
+# %% ../nbs/02_reference.ipynb #7ab2e3aa
 def model_fingerprint(model: nn.Module, # any module; `.config.to_dict()` is hashed too when present
                      ) -> str: # sha256 hex digest
     "Content hash of a model's class, config and weights."
@@ -109,7 +119,7 @@ def model_fingerprint(model: nn.Module, # any module; `.config.to_dict()` is has
         h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
     return h.hexdigest()
 
-# %% ../nbs/02_reference.ipynb #45787a73
+# %% ../nbs/02_reference.ipynb #847a80cb
 _FROZEN = {}  # id(parameter) -> (weakref to it, its name), for every parameter a FrozenBaseModel froze
 
 def _refuse_grad(grad):
@@ -126,7 +136,7 @@ def _refuse_frozen_params(optimizer, args, kwargs):
 
 _HOOK = []
 
-# %% ../nbs/02_reference.ipynb #52eb7f5d
+# %% ../nbs/02_reference.ipynb #9c39b75f
 class FrozenBaseModel(nn.Module):
     "A causal LM frozen as a z-free base model: no gradient, no optimizer, always eval, fingerprinted."
     def __init__(self, model: nn.Module): # the base model; its parameters are frozen in place
@@ -141,7 +151,7 @@ class FrozenBaseModel(nn.Module):
         self.fingerprint = model_fingerprint(model)
         super().train(False)
 
-    def _weight_versions(self): return [t._version for t in self.model.state_dict().values()]
+    def _weight_versions(self): return [t._version for t in itertools.chain(self.model.parameters(), self.model.buffers())]
 
     def train(self, mode: bool=True):
         "Stays in eval mode whatever `mode` is: dropout in the base model would make b noisy."
@@ -159,7 +169,7 @@ class FrozenBaseModel(nn.Module):
         self.assert_frozen()
         with torch.inference_mode(): return self.model(*args, **kwargs)
 
-# %% ../nbs/02_reference.ipynb #99c73367
+# %% ../nbs/02_reference.ipynb #1f4b21f6
 def _example_fields(item, position) -> tuple:
     "(input_ids, y_mask) of one dataset item: a mapping with those keys, or a tuple/list starting with them."
     if isinstance(item, Mapping):
@@ -176,12 +186,12 @@ def example_fingerprint(input_ids: Tensor, # (T,) token ids of one example, unpa
                         y_mask: Tensor, # (T,) bool y mask of that example
                        ) -> bytes: # 16 bytes
     "Content key of one example: sha256 of its length, ids and y mask, truncated to 16 bytes."
-    ids = input_ids.detach().cpu().to(torch.int64).contiguous().numpy()
+    ids = input_ids.detach().cpu().numpy().astype(np.int64, copy=False)
     h = hashlib.sha256(len(ids).to_bytes(8, 'little'))
-    h.update(ids.tobytes()); h.update(np.packbits(y_mask.detach().cpu().bool().numpy()).tobytes())
+    h.update(ids.tobytes()); h.update(np.packbits(y_mask.detach().cpu().numpy().astype(bool, copy=False)).tobytes())
     return h.digest()[:16]
 
-# %% ../nbs/02_reference.ipynb #7198d0c0
+# %% ../nbs/02_reference.ipynb #8cb099d7
 _MAGIC = b'ISCACHE\x01'
 FORMAT_VERSION = 1
 _ALIGN = 64
@@ -199,7 +209,7 @@ def _sha256_chunked(a: np.ndarray, chunk=1 << 26) -> str:
     for s in range(0, mv.nbytes, chunk): h.update(mv[s:s + chunk])
     return h.hexdigest()
 
-# %% ../nbs/02_reference.ipynb #b3d6c762
+# %% ../nbs/02_reference.ipynb #8ec4fa3f
 def _write_cache_file(path: Path, header: dict, arrays: dict):
     "Write `header` and `arrays` to `path` atomically (temporary file + fsync + rename)."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -224,7 +234,7 @@ def _write_cache_file(path: Path, header: dict, arrays: dict):
         if os.path.exists(tmp): os.unlink(tmp)
         raise
 
-# %% ../nbs/02_reference.ipynb #77cfa3f3
+# %% ../nbs/02_reference.ipynb #7eb14975
 def _read_cache_file(path: Path, verify: bool=True) -> tuple:
     "(header, {name: memmap}) of a cache file; `verify` checks every array's sha256."
     path = Path(path)
@@ -247,7 +257,7 @@ def _read_cache_file(path: Path, verify: bool=True) -> tuple:
         arrays[e['name']] = a
     return header, arrays
 
-# %% ../nbs/02_reference.ipynb #69d3ee22
+# %% ../nbs/02_reference.ipynb #c1591d00
 def _as_keys(fingerprints) -> np.ndarray:
     "Fingerprints (bytes, a list of bytes, or an S16 array) as an (m,) S16 array."
     if isinstance(fingerprints, bytes): fingerprints = [fingerprints]
@@ -305,7 +315,7 @@ class BaseSurprisalCache:
         if len(b) == 0: raise ValueError("base_mean needs at least one example, got none")
         return _check_positive_number('base_mean', float(np.mean(b, dtype=np.float64)))
 
-# %% ../nbs/02_reference.ipynb #0f2ae6dd
+# %% ../nbs/02_reference.ipynb #b2269009
 def _dist_info() -> tuple:
     "(rank, world_size), (0, 1) outside torch.distributed."
     return (dist.get_rank(), dist.get_world_size()) if dist.is_available() and dist.is_initialized() else (0, 1)
@@ -321,7 +331,7 @@ def _all_gather_cat(t: Tensor) -> Tensor:
     dist.all_gather(parts, torch.cat([t, t.new_zeros(n - len(t))]))
     return torch.cat([p[:int(s.item())] for p, s in zip(parts, sizes)]).cpu()
 
-# %% ../nbs/02_reference.ipynb #2a4eb6e4
+# %% ../nbs/02_reference.ipynb #722f23e9
 class ScoredExamples(NamedTuple):
     "Scores of examples in dataset order: b per example and the y-token surprisals, ragged."
     fingerprints: np.ndarray # (n,) S16 content keys
@@ -331,13 +341,11 @@ class ScoredExamples(NamedTuple):
 
 def _pad_batch(examples, pad_id):
     "(input_ids, y_mask) right-padded to the batch's longest example."
-    T = max(len(i) for i, _ in examples)
-    ids = torch.full((len(examples), T), pad_id, dtype=torch.long)
-    mask = torch.zeros(len(examples), T, dtype=torch.bool)
-    for r, (i, m) in enumerate(examples): ids[r, :len(i)], mask[r, :len(m)] = i, m.bool()
-    return ids, mask
+    pad = torch.nn.utils.rnn.pad_sequence
+    return (pad([i.long() for i, _ in examples], batch_first=True, padding_value=pad_id),
+            pad([m.bool() for _, m in examples], batch_first=True, padding_value=False))
 
-# %% ../nbs/02_reference.ipynb #313f762b
+# %% ../nbs/02_reference.ipynb #8943ff03
 def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval mode
                   dataset, # sequence of items with input_ids (T,) and y_mask (T,)
                   batch_size: int=64, # examples per batch after length bucketing
@@ -366,7 +374,7 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
     if world > 1: idx, ex, n_y, tok = (_all_gather_cat(t) for t in (idx, ex, n_y, tok))
     return _in_dataset_order(fps, idx.numpy(), ex.numpy(), n_y.numpy(), tok.numpy())
 
-# %% ../nbs/02_reference.ipynb #7772941e
+# %% ../nbs/02_reference.ipynb #72c774ae
 def _in_dataset_order(fps, idx, ex, n_y, tok) -> ScoredExamples:
     "Results scored in batch order (dataset positions `idx`) rearranged into dataset order."
     n = len(fps)
@@ -374,12 +382,12 @@ def _in_dataset_order(fps, idx, ex, n_y, tok) -> ScoredExamples:
     example, count = np.empty(n), np.empty(n, np.int64)
     example[idx], count[idx] = ex, n_y
     offsets = np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
-    src = np.concatenate([[0], np.cumsum(n_y)]).astype(np.int64)
+    src = np.concatenate([[0], np.cumsum(n_y)[:-1]]).astype(np.int64)   # where each scored example's tokens start
     token = np.empty(offsets[-1], np.float32)
-    for j, i in enumerate(idx): token[offsets[i]:offsets[i + 1]] = tok[src[j]:src[j + 1]]
+    token[np.repeat(offsets[idx] - src, n_y) + np.arange(len(tok))] = tok  # each token to its example's place
     return ScoredExamples(fps, example, offsets, token)
 
-# %% ../nbs/02_reference.ipynb #790305ce
+# %% ../nbs/02_reference.ipynb #dc790ed7
 def scoring_provenance(model: nn.Module, # the base model (a FrozenBaseModel or any module)
                        pad_id: int=0, # the padding id used when scoring
                       ) -> dict:
@@ -388,7 +396,7 @@ def scoring_provenance(model: nn.Module, # the base model (a FrozenBaseModel or 
     return dict(model=fp, shift='token t scored by logits at t-1', log_softmax='float32 or wider', padding='right',
                 pad_id=int(pad_id), format=FORMAT_VERSION)
 
-# %% ../nbs/02_reference.ipynb #114657e2
+# %% ../nbs/02_reference.ipynb #591d4931
 def build_cache(model: nn.Module, # the base model; wrap it in FrozenBaseModel to have it asserted frozen
                 dataset, # sequence of items with input_ids (T,) and y_mask (T,)
                 path, # the cache file
@@ -417,7 +425,7 @@ def build_cache(model: nn.Module, # the base model; wrap it in FrozenBaseModel t
     if world > 1: dist.barrier()
     return BaseSurprisalCache(path, prov)
 
-# %% ../nbs/02_reference.ipynb #a7256d1f
+# %% ../nbs/02_reference.ipynb #8513051b
 class _Subset:
     "The items of `dataset` at `positions`."
     def __init__(self, dataset, positions): self.dataset, self.positions = dataset, positions
@@ -438,7 +446,7 @@ def _merged_arrays(old, new: ScoredExamples) -> dict:
     token = np.concatenate([token_all[starts[i]:starts[i] + counts[i]] for i in first]) if len(first) else np.zeros(0, np.float32)
     return dict(keys=keys, example=example[first], offsets=offsets, token=token.astype(np.float32))
 
-# %% ../nbs/02_reference.ipynb #70f82dff
+# %% ../nbs/02_reference.ipynb #7c6aa005
 class WithBaseSurprisal(torch.utils.data.Dataset):
     "`dataset` with each item's cached base surprisal attached, looked up by content."
     def __init__(self, dataset, # items with input_ids (T,) and y_mask (T,)

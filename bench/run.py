@@ -1,0 +1,60 @@
+"""Run every bench/bench_*.py (each prints one JSON object), merge them into bench/results.json, and write the
+markdown table bench/results.md that the docs include. `--device cuda` labels the figures with the device."""
+import argparse, json, os, subprocess, sys, tempfile, time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# goals from the issues: (comparison, threshold)
+GOALS = {
+    'weighting_overhead_ratio': ('<=', 1.02),
+    'scoring_vs_forward_ratio': ('>=', 0.9), 'scoring_vs_forward_ratio_lm': ('>=', 0.9),
+    'scoring_vs_naive_speedup': ('>=', 5), 'scoring_vs_naive_speedup_lm': ('>=', 5),
+    'scoring_peak_memory_ratio': ('<=', 1.5),
+}
+
+def _atomic_write(path: Path, text: str):
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+    with os.fdopen(fd, 'w') as f: f.write(text)
+    os.replace(tmp, path)
+
+def _verdict(key, value):
+    if key not in GOALS or not isinstance(value, (int, float)): return ''
+    op, goal = GOALS[key]
+    ok = value <= goal if op == '<=' else value >= goal
+    return f"{op} {goal}: {'met' if ok else 'missed'}"
+
+def table(results: dict) -> str:
+    lines = ['| figure | value | goal |', '|---|---|---|']
+    for section, figures in results.items():
+        for k, v in figures.items():
+            if isinstance(v, list): continue
+            lines.append(f'| `{k}` ({section}) | {v} | {_verdict(k, v)} |')
+    for section, figures in results.items():
+        for k, rows in figures.items():
+            if isinstance(rows, list) and rows:
+                lines += ['', f'`{k}` ({section}):', '', '| ' + ' | '.join(rows[0]) + ' |', '|' + '---|' * len(rows[0])]
+                lines += ['| ' + ' | '.join(str(r[c]) for c in rows[0]) + ' |' for r in rows]
+    return '\n'.join(lines) + '\n'
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument('--device', default='cpu', help="'cpu' or 'cuda'")
+    p.add_argument('--only', nargs='*', help='bench script names to run (default: all)')
+    a = p.parse_args()
+    out = HERE / 'results.json'
+    results = json.loads(out.read_text()) if out.exists() else {}
+    section = results.setdefault(a.device, {})
+    for script in sorted(HERE.glob('bench_*.py')):
+        if a.only and script.stem not in a.only and script.name not in a.only: continue
+        print(f'running {script.name} --device {a.device}', flush=True)
+        t = time.perf_counter()
+        res = subprocess.run([sys.executable, str(script), '--device', a.device], capture_output=True, text=True)
+        if res.returncode != 0: sys.exit(f'{script.name} failed:\n{res.stdout[-2000:]}\n{res.stderr[-4000:]}')
+        figures = json.loads(res.stdout.strip().splitlines()[-1])
+        section.update(figures)
+        print(f'  {time.perf_counter() - t:.0f} s: ' + ', '.join(f'{k}={v}' for k, v in figures.items() if not isinstance(v, (list, str))), flush=True)
+    _atomic_write(out, json.dumps(results, indent=1) + '\n')
+    _atomic_write(HERE / 'results.md', table(results))
+    print((HERE / 'results.md').read_text())
+
+if __name__ == '__main__': main()
