@@ -21,8 +21,10 @@ $(STAMP): settings.ini setup.py
 
 install: $(STAMP)
 
+# the main job: the whole pipeline (base model, cached b, CVAE, evaluation against the oracle) on the demo preset
 demo: $(STAMP)
-	$(BIN)/inverse-surprisal-demo
+	rm -rf runs/demo
+	$(BIN)/inverse-surprisal train --preset demo --out runs/demo
 
 export: $(STAMP)
 	$(BIN)/nbdev_export

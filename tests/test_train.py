@@ -1,0 +1,87 @@
+"The trainer and CLI end to end on the tiny preset: files, config errors, kill-and-resume, 2 processes, tampering."
+import json, os, shutil, subprocess, sys
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+CLI = [str(BIN / 'inverse-surprisal')]
+
+def run(*args, env=None, check=True):
+    res = subprocess.run([*map(str, args)], capture_output=True, text=True, env=env, timeout=600)
+    if check: assert res.returncode == 0, f"{args} failed ({res.returncode}):\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
+    return res
+
+def records(run_dir):
+    return [json.loads(l) for l in (run_dir / 'metrics.jsonl').read_text().splitlines()]
+
+def without_wall(m): return {k: v for k, v in m.items() if k != 'wall_seconds'}
+
+@pytest.fixture(scope='module')
+def uninterrupted(tmp_path_factory):
+    out = tmp_path_factory.mktemp('runs') / 'whole'
+    res = run(*CLI, 'train', '--preset', 'tiny', '--out', out, '--no-progress')
+    assert 'information_gain' in res.stdout and 'oracle_information' in res.stdout   # the end-of-run table
+    return out
+
+def test_run_directory(uninterrupted):
+    names = {p.name for p in uninterrupted.iterdir()}
+    assert {'config.json', 'metrics.jsonl', 'metrics.json', 'training.png', 'cvae.ckpt', 'base.ckpt', 'base_train.iscache'} <= names
+    m = json.loads((uninterrupted / 'metrics.json').read_text())
+    for k in ('oracle_information', 'information_gain', 'base_gap_per_token', 'kl', 'nmi_joint', 'nmi_transform', 'nmi_rotation', 'mig', 'efficiency', 'wall_seconds'):
+        assert k in m
+    assert all('step' in r and ('loss' in r or r['phase'] == 'eval') for r in records(uninterrupted))
+    report = run(*CLI, 'report', uninterrupted)
+    assert (uninterrupted / 'report.md').exists() and 'information_gain' in report.stdout
+
+def test_bad_config_is_rejected(tmp_path):
+    res = run(*CLI, 'train', '--preset', 'tiny', '--out', tmp_path / 'x', '--set', 'objective.betta=1', check=False)
+    assert res.returncode == 2 and "unknown config key(s) ['objective.betta']" in res.stderr
+    res = run(*CLI, 'train', '--preset', 'tiny', '--out', tmp_path / 'x', '--beta', '-1', check=False)
+    assert res.returncode == 2 and 'beta must be a finite number >= 0' in res.stderr
+    assert 'reconstruction term' in run(*CLI, 'train', '--help').stdout
+
+def test_existing_run_needs_resume(uninterrupted, tmp_path):
+    copy = tmp_path / 'copy'; shutil.copytree(uninterrupted, copy)
+    res = run(*CLI, 'train', '--preset', 'tiny', '--out', copy, '--no-progress', check=False)
+    assert res.returncode != 0 and 'pass --resume' in res.stderr
+
+KILL_AFTER_FIRST_CHECKPOINT = """
+import os, signal, sys
+from pathlib import Path
+import inverse_surprisal.train as t
+save = t.save_checkpoint
+def save_then_die(path, **state):
+    save(path, **state)
+    if Path(path).name == 'cvae.ckpt': os.kill(os.getpid(), signal.SIGKILL)
+t.save_checkpoint = save_then_die
+t.main(['train', '--preset', 'tiny', '--out', sys.argv[1], '--no-progress'])
+"""
+
+def test_killed_and_resumed_equals_uninterrupted(uninterrupted, tmp_path):
+    out = tmp_path / 'killed'
+    res = run(sys.executable, '-c', KILL_AFTER_FIRST_CHECKPOINT, out, check=False)
+    assert res.returncode == -9 and not (out / 'metrics.json').exists()
+    run(*CLI, 'train', '--preset', 'tiny', '--out', out, '--resume', '--no-progress')
+    assert without_wall(json.loads((out / 'metrics.json').read_text())) == without_wall(json.loads((uninterrupted / 'metrics.json').read_text()))
+    strip = lambda rs: [without_wall(r) for r in rs]
+    assert strip(records(out)) == strip(records(uninterrupted))
+
+def test_tampered_checkpoint_is_detected(uninterrupted, tmp_path):
+    copy = tmp_path / 'tampered'; shutil.copytree(uninterrupted, copy)
+    raw = bytearray((copy / 'cvae.ckpt').read_bytes()); raw[len(raw) // 2] ^= 0xFF
+    (copy / 'cvae.ckpt').write_bytes(bytes(raw))
+    res = run(*CLI, 'train', '--preset', 'tiny', '--out', copy, '--resume', '--no-progress', check=False)
+    assert res.returncode != 0 and 'fails its checksum' in res.stderr
+
+def test_two_processes_match_one(uninterrupted, tmp_path):
+    out = tmp_path / 'ddp'
+    env = dict(os.environ, OMP_NUM_THREADS='1')
+    run(sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node', '2', CLI[0],
+        'train', '--preset', 'tiny', '--out', out, '--no-progress', env=env)
+    one, two = records(uninterrupted), records(out)
+    for phase in ('base', 'cvae'):
+        a = [r for r in one if r['phase'] == phase][:2]; b = [r for r in two if r['phase'] == phase][:2]
+        assert [r['step'] for r in a] == [r['step'] for r in b]
+        for ra, rb in zip(a, b): assert abs(ra['loss'] - rb['loss']) <= 1e-4 * abs(ra['loss']), (phase, ra, rb)
+    assert (out / 'metrics.json').exists() and not list(out.glob('.*.tmp'))
