@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # a fingerprint of the generated and cleaned files (tracked and untracked), to tell whether a step changed them
 SNAPSHOT = git ls-files -co --exclude-standard -z -- nbs inverse_surprisal README.md | xargs -0 sha1sum | sha1sum
 
-.PHONY: bench install demo test check-clean check-export check-readme nbtest pytest readme export clean-nbs
+.PHONY: bench docs install demo test check-clean check-export check-readme nbtest pytest readme export clean-nbs
 
 $(STAMP): settings.ini setup.py
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -33,7 +33,11 @@ clean-nbs: $(STAMP)
 	$(BIN)/nbdev_clean
 
 readme: $(STAMP)
-	$(PY) tools/make_readme.py
+	$(PY) tools/make_docs.py readme
+
+# the documentation site, offline (nbdev processing + Sphinx/myst-nb), into _docs/; also regenerates README.md
+docs: $(STAMP)
+	$(PY) tools/make_docs.py site
 
 check-clean: $(STAMP)
 	@before=$$($(SNAPSHOT)); $(BIN)/nbdev_clean; after=$$($(SNAPSHOT)); \
@@ -46,7 +50,7 @@ check-export: $(STAMP)
 	@echo "ok: package in sync with notebooks"
 
 check-readme: $(STAMP)
-	@before=$$($(SNAPSHOT)); $(PY) tools/make_readme.py; after=$$($(SNAPSHOT)); \
+	@before=$$($(SNAPSHOT)); $(PY) tools/make_docs.py readme; after=$$($(SNAPSHOT)); \
 	  if [ "$$before" != "$$after" ]; then echo "FAIL: README.md was stale: regenerate it from nbs/index.ipynb (make readme)"; git status --short; exit 1; fi
 	@echo "ok: README.md matches nbs/index.ipynb"
 

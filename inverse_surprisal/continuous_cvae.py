@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['soft_clamp', 'gaussian_kl', 'ContinuousCVAEConfig', 'ContinuousCVAE', 'continuous_forward', 'continuous_generate']
 
-# %% ../nbs/07_continuous_cvae.ipynb #424646f5
+# %% ../nbs/07_continuous_cvae.ipynb #58f7b64e
 from dataclasses import dataclass
 
 import torch
@@ -14,7 +14,7 @@ from torch import Tensor, nn
 from .nn import CausalTransformer, SequenceEncoder, bag_of_words_nll, sample_continuation, sequence_nll, split_context
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
 
-# %% ../nbs/07_continuous_cvae.ipynb #de96f12d
+# %% ../nbs/07_continuous_cvae.ipynb #6aeea19d
 def soft_clamp(v: Tensor, bound: float) -> Tensor:
     "Smoothly squash `v` into (-bound, bound)."
     return bound * torch.tanh(v / bound)
@@ -23,7 +23,7 @@ def gaussian_kl(mu_q: Tensor, logvar_q: Tensor, mu_p: Tensor, logvar_p: Tensor) 
     "Analytic KL between diagonal Gaussians, per dimension."
     return 0.5 * (logvar_p - logvar_q + (logvar_q.exp() + (mu_q - mu_p) ** 2) / logvar_p.exp() - 1)
 
-# %% ../nbs/07_continuous_cvae.ipynb #43a7ad5f
+# %% ../nbs/07_continuous_cvae.ipynb #59582ce3
 @dataclass
 class ContinuousCVAEConfig:
     "Architecture of the continuous CVAE."
@@ -46,7 +46,7 @@ class ContinuousCVAEConfig:
         if self.prior not in ('conditional', 'standard'): raise ValueError(f"prior must be 'conditional' or 'standard', got {self.prior!r}")
         if not self.max_logvar > 0: raise ValueError(f"max_logvar must be > 0, got {self.max_logvar!r}")
 
-# %% ../nbs/07_continuous_cvae.ipynb #0c40b55b
+# %% ../nbs/07_continuous_cvae.ipynb #1df5aa25
 class ContinuousCVAE(nn.Module):
     "Conditional VAE with a Gaussian latent, injected into the causal decoder as one prefix embedding."
     def __init__(self, cfg: ContinuousCVAEConfig, objective: ObjectiveConfig):
@@ -70,7 +70,7 @@ class ContinuousCVAE(nn.Module):
             return z, z
         return self._gaussian(self.prior_net(context_ids))
 
-# %% ../nbs/07_continuous_cvae.ipynb #46c88049
+# %% ../nbs/07_continuous_cvae.ipynb #7e929942
 def _check_batch(cfg, input_ids, y_mask, base_surprisal):
     if input_ids.ndim != 2 or input_ids.shape[1] != cfg.seq_len:
         raise ValueError(f"input_ids must have shape (bs, seq_len={cfg.seq_len}), got {tuple(input_ids.shape)}")
@@ -100,7 +100,7 @@ def continuous_forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; se
                           extras=dict(mu_q=mu_q, logvar_q=lv_q, mu_p=mu_p, logvar_p=lv_p, z=z[0]))
 ContinuousCVAE.forward = continuous_forward
 
-# %% ../nbs/07_continuous_cvae.ipynb #5fd7e03d
+# %% ../nbs/07_continuous_cvae.ipynb #0fe31539
 @torch.no_grad()
 def continuous_generate(self: ContinuousCVAE, input_ids: Tensor, y_mask: Tensor, # (bs,T): the context is read, y is only read for 'posterior'
                         source: str='prior', # 'prior' samples z ~ p(z|x); 'posterior' z ~ q(z|x,y) (a reconstruction view)

@@ -10,7 +10,7 @@ __all__ = ['REDUCTIONS', 'reduce_loss', 'y_region_token_nll', 'y_region_nll', 'e
            'bits_back_efficiency', 'WeightHealth', 'weight_health', 'FractionalDecomposition',
            'fractional_decomposition', 'demo_batch', 'demo']
 
-# %% ../nbs/01_losses.ipynb #8e331fe6
+# %% ../nbs/01_losses.ipynb #b0376a85
 import argparse
 import math
 from typing import NamedTuple
@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-# %% ../nbs/01_losses.ipynb #a7c3b50b
+# %% ../nbs/01_losses.ipynb #bd890e43
 REDUCTIONS = ('none', 'mean', 'sum')
 
 def reduce_loss(per_example: Tensor, # (bs,) per-example values
@@ -32,7 +32,7 @@ def reduce_loss(per_example: Tensor, # (bs,) per-example values
     if reduction == 'sum': return per_example.sum()
     raise ValueError(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
 
-# %% ../nbs/01_losses.ipynb #d3e62e3b
+# %% ../nbs/01_losses.ipynb #7e8e24a2
 def _first_bad(bad: Tensor) -> list:
     "Index (as a list) of the first True entry of `bad`."
     return bad.nonzero()[0].tolist()
@@ -59,7 +59,7 @@ def _check_same_shape(name_a, a, name_b, b):
     if a.shape != b.shape:
         raise ValueError(f"{name_a} has shape {tuple(a.shape)} but {name_b} has shape {tuple(b.shape)}: they must match")
 
-# %% ../nbs/01_losses.ipynb #07c2bf1a
+# %% ../nbs/01_losses.ipynb #40ccd07b
 def _check_positive_number(name, value, allow_zero=False) -> float:
     "`value` (a number or 0-dim tensor) as a float, finite and > 0 (>= 0 with `allow_zero`)."
     if isinstance(value, Tensor):
@@ -84,7 +84,7 @@ def _as_y_mask(y_mask: Tensor, shape) -> Tensor:
     if empty.any(): raise ValueError(f"y_mask has no y token in example(s) {empty.nonzero().flatten().tolist()[:10]}")
     return y_mask
 
-# %% ../nbs/01_losses.ipynb #7db861d0
+# %% ../nbs/01_losses.ipynb #e7b49243
 def y_region_token_nll(logits: Tensor, # (bs,T,V) logits aligned with `targets`
                        targets: Tensor, # (bs,T) long target ids (any value outside y, e.g. -100)
                        y_mask: Tensor, # (bs,T) bool, True on the y-region tokens
@@ -107,7 +107,7 @@ def y_region_token_nll(logits: Tensor, # (bs,T,V) logits aligned with `targets`
         raise ValueError(f"logits give a non-finite NLL at (example, position) {pos}")
     return torch.zeros(targets.shape, dtype=dtype, device=logits.device).index_put((y_mask,), nll)
 
-# %% ../nbs/01_losses.ipynb #a62ea8d4
+# %% ../nbs/01_losses.ipynb #df7879a2
 def y_region_nll(logits: Tensor, # (bs,T,V) logits aligned with `targets`
                  targets: Tensor, # (bs,T) long target ids
                  y_mask: Tensor, # (bs,T) bool, True on the y-region tokens
@@ -115,7 +115,7 @@ def y_region_nll(logits: Tensor, # (bs,T,V) logits aligned with `targets`
     "Per-example NLL summed over the y-region tokens: $l(x,y)$."
     return y_region_token_nll(logits, targets, y_mask).sum(1)
 
-# %% ../nbs/01_losses.ipynb #3a0b5d8c
+# %% ../nbs/01_losses.ipynb #4b550eb4
 def _check_example_terms(recon_nll, base_surprisal):
     _check_tensor('recon_nll', recon_nll, ndim=1); _check_tensor('base_surprisal', base_surprisal, ndim=1)
     _check_same_shape('recon_nll', recon_nll, 'base_surprisal', base_surprisal)
@@ -129,7 +129,7 @@ def example_inverse_surprisal_weights(base_surprisal: Tensor, # (bs,) nats, froz
     _check_nonnegative('base_surprisal', base_surprisal.detach())
     return 1.0 / (base_surprisal.detach() + eps)
 
-# %% ../nbs/01_losses.ipynb #edc9f301
+# %% ../nbs/01_losses.ipynb #298e85b1
 def example_inverse_surprisal_weighted_reconstruction_loss(
     recon_nll: Tensor, # (bs,) nats summed over y tokens, l(x,y)
     base_surprisal: Tensor, # (bs,) nats, b(x,y) from the frozen base model (always detached)
@@ -140,7 +140,7 @@ def example_inverse_surprisal_weighted_reconstruction_loss(
     _check_example_terms(recon_nll, base_surprisal)
     return reduce_loss(recon_nll * example_inverse_surprisal_weights(base_surprisal, eps), reduction)
 
-# %% ../nbs/01_losses.ipynb #3f61c875
+# %% ../nbs/01_losses.ipynb #01db486a
 def dataset_base_mean(base_surprisal: Tensor, # (n,) nats, b over the whole training set
                      ) -> float: # E_D[b] > 0, in float64
     "The frozen dataset constant $\\mathbb{E}_D[b]$."
@@ -157,7 +157,7 @@ def distribution_relative_reconstruction_loss(
     _check_tensor('recon_nll', recon_nll, ndim=1); _check_finite('recon_nll', recon_nll.detach())
     return reduce_loss(recon_nll / _check_positive_number('base_mean', base_mean), reduction)
 
-# %% ../nbs/01_losses.ipynb #9d970fa8
+# %% ../nbs/01_losses.ipynb #be921dce
 def _check_token_terms(name, values, y_mask):
     "`y_mask` as bool, after checking `values` (bs,T) is finite on y (values outside y are ignored)."
     _check_tensor(name, values, ndim=2)
@@ -179,7 +179,7 @@ def token_surprisal_share_weights(base_token_surprisal: Tensor, # (bs,T) nats pe
     share = torch.where(total > 0, n * s / torch.where(total > 0, total, 1), 1.0)
     return (mix * share + (1 - mix)).masked_fill(~y_mask, 0)
 
-# %% ../nbs/01_losses.ipynb #b79d9de4
+# %% ../nbs/01_losses.ipynb #8a9d55fd
 def token_surprisal_share_reconstruction_loss(
     token_nll: Tensor, # (bs,T) nats per token of the CVAE decoder (values outside y ignored)
     base_token_surprisal: Tensor, # (bs,T) nats per token of the frozen base model
@@ -193,7 +193,7 @@ def token_surprisal_share_reconstruction_loss(
     w = token_surprisal_share_weights(base_token_surprisal, y_mask, mix)
     return reduce_loss((token_nll.masked_fill(~y_mask, 0) * w).sum(1), reduction)
 
-# %% ../nbs/01_losses.ipynb #5a9bdb1b
+# %% ../nbs/01_losses.ipynb #6045cdf4
 def code_length_reduction(recon_nll: Tensor, # (bs,) nats, l
                           base_surprisal: Tensor, # (bs,) nats, b
                          ) -> Tensor: # (bs,) b - l in nats
@@ -211,7 +211,7 @@ def fractional_gain(recon_nll: Tensor, # (bs,) nats, l
     if (denom == 0).any(): raise ValueError(f"base_surprisal + eps is 0 at index {_first_bad(denom == 0)}: pass eps > 0")
     return gain / denom
 
-# %% ../nbs/01_losses.ipynb #b9211bc2
+# %% ../nbs/01_losses.ipynb #3251a901
 def effective_beta(beta: float, # >= 0, the KL weight
                    base_surprisal: Tensor, # (bs,) nats, b
                    eps: float, # > 0
@@ -231,7 +231,7 @@ def bits_back_efficiency(recon_nll: Tensor, # (bs,) nats, l
     if (kl == 0).any(): raise ValueError(f"kl must be > 0 for an efficiency, got 0 at index {_first_bad(kl == 0)}")
     return gain / kl.detach()
 
-# %% ../nbs/01_losses.ipynb #55190708
+# %% ../nbs/01_losses.ipynb #537afe29
 class WeightHealth(NamedTuple):
     "Summary of a batch of example weights."
     min: float # smallest weight
@@ -254,7 +254,7 @@ def weight_health(weights: Tensor, # (n,) nonnegative example weights, not all 0
     ess = (w.sum() ** 2 / (w ** 2).sum()).item()
     return WeightHealth(w.min().item(), w.max().item(), ess, ess / len(w), (w[lightest].sum() / w.sum()).item())
 
-# %% ../nbs/01_losses.ipynb #c5ae49b8
+# %% ../nbs/01_losses.ipynb #0f4fbb42
 class FractionalDecomposition(NamedTuple):
     "Exact decomposition E[l/(b+eps)] = 1 + relative_excess - eps_share."
     mean_ratio: float # E[l/(b+eps)]
@@ -271,7 +271,7 @@ def fractional_decomposition(recon_nll: Tensor, # (n,) nats, l
     w = example_inverse_surprisal_weights(b, eps)
     return FractionalDecomposition((l * w).mean().item(), ((l - b) * w).mean().item(), (eps * w).mean().item())
 
-# %% ../nbs/01_losses.ipynb #2dd53d48
+# %% ../nbs/01_losses.ipynb #59e58449
 def demo_batch(n: int=2000, # examples
                seed: int=0, # makes the batch reproducible
               ) -> tuple: # (recon_nll, base_surprisal), both (n,) float64
@@ -280,7 +280,7 @@ def demo_batch(n: int=2000, # examples
     b, gain = rng.gamma(2.0, 2.0, n), rng.beta(2.0, 2.0, n)
     return torch.from_numpy(b * (1 - gain)), torch.from_numpy(b)
 
-# %% ../nbs/01_losses.ipynb #f6133ae4
+# %% ../nbs/01_losses.ipynb #ce801e72
 def demo(argv=None):
     "Print the fractional decomposition and weight health of a synthetic batch across eps."
     p = argparse.ArgumentParser(prog='inverse-surprisal-demo', description=demo.__doc__)

@@ -7,7 +7,7 @@ __all__ = ['information_gain', 'base_gap_per_token', 'joint_table', 'mutual_info
            'linear_assignment', 'matched_accuracy', 'mig', 'linear_probe_accuracy', 'CodeUsage', 'code_usage',
            'categorical_kl', 'decoder_uses_z', 'by_difficulty']
 
-# %% ../nbs/04_metrics.ipynb #4fd9a706
+# %% ../nbs/04_metrics.ipynb #60c417ab
 import math
 from typing import NamedTuple
 
@@ -17,7 +17,7 @@ from torch import Tensor
 
 from .losses import _check_tensor, code_length_reduction
 
-# %% ../nbs/04_metrics.ipynb #345578d2
+# %% ../nbs/04_metrics.ipynb #6e45b994
 def information_gain(recon_nll: Tensor, # (n,) nats, the CVAE's l(x,y)
                      oracle_base_surprisal: Tensor, # (n,) nats, the exact b*(x,y)
                     ) -> Tensor: # (n,) b* - l
@@ -32,7 +32,7 @@ def base_gap_per_token(base_surprisal: Tensor, # (n,) nats from a learned base m
     if not isinstance(n_tokens, int) or n_tokens < 1: raise ValueError(f"n_tokens must be an int >= 1, got {n_tokens!r}")
     return (code_length_reduction(oracle_base_surprisal, base_surprisal).double().mean() / n_tokens).item()
 
-# %% ../nbs/04_metrics.ipynb #c47b4924
+# %% ../nbs/04_metrics.ipynb #8c90e03e
 def _as_probs(code, n=None) -> Tensor:
     "A code as (n, K) float64 probabilities: hard labels (n,) are one-hot."
     _check_tensor('code', code)
@@ -55,7 +55,7 @@ def joint_table(code: Tensor, # (n,) labels or (n, K) probabilities
 
 def _entropy(p: Tensor) -> float: return -(p[p > 0] * p[p > 0].log()).sum().item()
 
-# %% ../nbs/04_metrics.ipynb #ba485076
+# %% ../nbs/04_metrics.ipynb #a59eb787
 def mutual_information(code: Tensor, # (n,) labels or (n, K) probabilities
                        factor: Tensor, # (n,) factor values
                       ) -> float: # nats
@@ -74,7 +74,7 @@ def normalized_mutual_information(code: Tensor, # (n,) labels or (n, K) probabil
     if hf == 0: raise ValueError("factor takes a single value: NMI is undefined")
     return min(1.0, mutual_information(code, factor) / ((hz + hf) / 2))
 
-# %% ../nbs/04_metrics.ipynb #4a352ab7
+# %% ../nbs/04_metrics.ipynb #a9794d8c
 def linear_assignment(cost: np.ndarray, # (n, m) costs
                      ) -> np.ndarray: # (min(n,m), 2) matched (row, col) pairs of least total cost
     "The Hungarian algorithm (Kuhn-Munkres with potentials), $O(n^2 m)$."
@@ -102,7 +102,7 @@ def linear_assignment(cost: np.ndarray, # (n, m) costs
     rows = p[1:]
     return np.array([(rows[j] - 1, j) for j in range(m) if rows[j]], dtype=int).reshape(-1, 2)
 
-# %% ../nbs/04_metrics.ipynb #d100685a
+# %% ../nbs/04_metrics.ipynb #a362f1e1
 def matched_accuracy(code: Tensor, # (n,) labels or (n, K) probabilities
                      factor: Tensor, # (n,) factor values
                     ) -> float: # in [0, 1]
@@ -124,7 +124,7 @@ def mig(codes: list, # categorical codes, each (n,) labels or (n, K) probabiliti
         gaps.append((mi[0] - mi[1]) / h)
     return float(np.mean(gaps))
 
-# %% ../nbs/04_metrics.ipynb #4ae46392
+# %% ../nbs/04_metrics.ipynb #c15dced4
 def linear_probe_accuracy(z_train: Tensor, # (n, D) latents of the fitting split
                           f_train: Tensor, # (n,) factor values
                           z_test: Tensor, # (m, D) held-out latents
@@ -148,7 +148,7 @@ def linear_probe_accuracy(z_train: Tensor, # (n, D) latents of the fitting split
     with torch.enable_grad(): opt.step(closure)
     with torch.no_grad(): return (lin(xte).argmax(1) == f_test.long()).double().mean().item()
 
-# %% ../nbs/04_metrics.ipynb #5468afa4
+# %% ../nbs/04_metrics.ipynb #404d284a
 class CodeUsage(NamedTuple):
     "How a categorical code uses its classes across a dataset."
     entropy: float # H of the aggregate posterior, nats

@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['CausalTransformer', 'SequenceEncoder', 'split_context', 'sequence_nll', 'bag_of_words_nll', 'sample_continuation']
 
-# %% ../nbs/05_nn.ipynb #a51fbb71
+# %% ../nbs/05_nn.ipynb #3ba5594e
 import torch
 from torch import Tensor, nn
 
 from .losses import y_region_token_nll
 
-# %% ../nbs/05_nn.ipynb #18c9864e
+# %% ../nbs/05_nn.ipynb #2e16e005
 class CausalTransformer(nn.Module):
     "Pre-norm causal transformer LM; optional prefix embeddings (the latent) before the first token."
     def __init__(self, vocab_size: int, # token ids in [0, vocab_size)
@@ -44,7 +44,7 @@ class CausalTransformer(nn.Module):
         h = self.blocks(h, mask=mask, is_causal=True)
         return self.head(self.norm(h[:, P:]))
 
-# %% ../nbs/05_nn.ipynb #73f3a8a2
+# %% ../nbs/05_nn.ipynb #41d517e1
 class SequenceEncoder(nn.Module):
     "Bidirectional transformer over tokens, masked mean pool, linear projection."
     def __init__(self, vocab_size: int, max_len: int, out_dim: int, # projection width
@@ -63,7 +63,7 @@ class SequenceEncoder(nn.Module):
         m = torch.ones(input_ids.shape, dtype=h.dtype, device=h.device) if mask is None else mask.to(h.dtype)
         return self.out((h * m[..., None]).sum(1) / m.sum(1, keepdim=True))
 
-# %% ../nbs/05_nn.ipynb #f7f7d074
+# %% ../nbs/05_nn.ipynb #0849ea2a
 def split_context(input_ids: Tensor, # (bs,T)
                   y_mask: Tensor, # (bs,T) bool: the same contiguous y region at the end of every example
                  ) -> Tensor: # (bs, T - n_y) the context tokens
@@ -85,7 +85,7 @@ def sequence_nll(decoder: CausalTransformer, input_ids: Tensor, y_mask: Tensor, 
     tok = torch.cat([tok.new_zeros(len(tok), 1), tok], 1)
     return tok.sum(1), tok
 
-# %% ../nbs/05_nn.ipynb #34d134a9
+# %% ../nbs/05_nn.ipynb #3587d2f3
 def bag_of_words_nll(bow_logits: Tensor, # (bs,V) logits of the bag-of-words head on z
                      input_ids: Tensor, y_mask: Tensor, # (bs,T) each
                     ) -> Tensor: # (bs,) nats

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['RECON_TERMS', 'ObjectiveConfig', 'beta_at', 'reconstruction_term', 'free_bits_kl', 'CVAEOutput', 'cvae_objective']
 
-# %% ../nbs/06_objective.ipynb #fb1ce581
+# %% ../nbs/06_objective.ipynb #683c40f1
 import math
 from dataclasses import dataclass, field, asdict
 
@@ -15,7 +15,7 @@ from torch import Tensor
 from .losses import (_check_positive_number, distribution_relative_reconstruction_loss,
                                       example_inverse_surprisal_weighted_reconstruction_loss, token_surprisal_share_reconstruction_loss)
 
-# %% ../nbs/06_objective.ipynb #378d1054
+# %% ../nbs/06_objective.ipynb #751a8a5c
 RECON_TERMS = ('plain', 'example', 'distribution', 'token')
 
 @dataclass
@@ -42,7 +42,7 @@ class ObjectiveConfig:
         if not 0 < self.cycle_ramp <= 1: raise ValueError(f"cycle_ramp must be in (0, 1], got {self.cycle_ramp!r}")
         if not 0 <= self.token_mix <= 1: raise ValueError(f"token_mix must be in [0, 1], got {self.token_mix!r}")
 
-# %% ../nbs/06_objective.ipynb #75ea2203
+# %% ../nbs/06_objective.ipynb #8163efaa
 def beta_at(cfg: ObjectiveConfig, step: int) -> float:
     "The KL weight at a training step."
     if step < 0: raise ValueError(f"step must be >= 0, got {step}")
@@ -53,7 +53,7 @@ def beta_at(cfg: ObjectiveConfig, step: int) -> float:
     else: frac = 1.0
     return cfg.beta * frac
 
-# %% ../nbs/06_objective.ipynb #3f38302b
+# %% ../nbs/06_objective.ipynb #ef0dcd39
 def reconstruction_term(cfg: ObjectiveConfig, recon_nll: Tensor, # (bs,) l, nats
                         token_nll: Tensor=None, # (bs,T) per-token NLL (token term)
                         y_mask: Tensor=None, # (bs,T) (token term)
@@ -76,7 +76,7 @@ def reconstruction_term(cfg: ObjectiveConfig, recon_nll: Tensor, # (bs,) l, nats
     return token_surprisal_share_reconstruction_loss(need('token_nll', token_nll), need('base_token_surprisal', base_token_surprisal),
                                                      need('y_mask', y_mask), cfg.token_mix, 'none'), ones
 
-# %% ../nbs/06_objective.ipynb #421b080e
+# %% ../nbs/06_objective.ipynb #d4e613d0
 def free_bits_kl(kl_units: Tensor, # (bs,U) KL per unit (code or dimension) per example, nats
                  free_bits: float, # >= 0 nats per unit
                 ) -> Tensor: # scalar: sum_u max(free_bits, mean_batch KL_u)
@@ -100,7 +100,7 @@ class CVAEOutput:
     total: Tensor # (bs,) recon_term + beta * kl + aux_weight * aux, with the true KL
     extras: dict = field(default_factory=dict) # family-specific (posterior parameters, samples)
 
-# %% ../nbs/06_objective.ipynb #e67ad067
+# %% ../nbs/06_objective.ipynb #ccbfc548
 def cvae_objective(cfg: ObjectiveConfig, step: int, # the training step (for the beta schedule)
                    recon_nll: Tensor, token_nll: Tensor, y_mask: Tensor, # (bs,), (bs,T), (bs,T)
                    kl_units: Tensor, # (bs,U) true KL per unit

@@ -7,7 +7,7 @@ __all__ = ['TRANSFORMS', 'VARIANTS', 'SyntheticBatch', 'SyntheticTask', 'sample'
            'marginal_nll', 'posterior', 'token_marginal_nll', 'information', 'TemperedPosterior', 'tempered_posterior',
            'variant_weights', 'model_inputs', 'SyntheticDataset']
 
-# %% ../nbs/03_synthetic.ipynb #566590ab
+# %% ../nbs/03_synthetic.ipynb #258916b7
 import math
 from typing import NamedTuple
 
@@ -16,7 +16,7 @@ from torch import Tensor
 
 from .losses import _check_positive_number, example_inverse_surprisal_weights
 
-# %% ../nbs/03_synthetic.ipynb #595b277b
+# %% ../nbs/03_synthetic.ipynb #357d2f1d
 TRANSFORMS = ('identity', 'reverse', 'increment', 'complement')
 
 class SyntheticBatch(NamedTuple):
@@ -34,7 +34,7 @@ def _apply_transform(name: str, content: Tensor, vocab_size: int) -> Tensor:
     if name == 'complement': return vocab_size - 1 - content
     raise ValueError(f"transforms must be drawn from {TRANSFORMS}, got {name!r}")
 
-# %% ../nbs/03_synthetic.ipynb #bbc42cce
+# %% ../nbs/03_synthetic.ipynb #4ee02431
 class SyntheticTask:
     "The synthetic sequence task with its exact oracle (see the notebook for the process)."
     def __init__(self, vocab_size: int=12, # content vocabulary V
@@ -68,7 +68,7 @@ class SyntheticTask:
         return (f"SyntheticTask(vocab_size={self.vocab_size}, length={self.length}, noise_levels={tuple(self.noise_levels.tolist())}, "
                 f"n_rotations={self.n_rotations}, transforms={self.transforms}, C={self.n_classes})")
 
-# %% ../nbs/03_synthetic.ipynb #03e88c8c
+# %% ../nbs/03_synthetic.ipynb #e7ed024d
 def _clean_targets(task: SyntheticTask, content: Tensor) -> Tensor:
     "u for every joint factor value: (n, C, L) from content (n, L)."
     L = task.length
@@ -93,7 +93,7 @@ def sample(self: SyntheticTask, n: int, # examples
     return SyntheticBatch(x, y, self.factor_grid[c], d)
 SyntheticTask.sample = sample
 
-# %% ../nbs/03_synthetic.ipynb #ff6dd31a
+# %% ../nbs/03_synthetic.ipynb #a8593183
 def _check_xy(task, x, y):
     if not isinstance(x, Tensor) or not isinstance(y, Tensor): raise TypeError("x and y must be torch tensors")
     if x.ndim != 2 or x.shape[1] != task.length + 1: raise ValueError(f"x must have shape (n, {task.length + 1}), got {tuple(x.shape)}")
@@ -127,7 +127,7 @@ def posterior(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n, C)
 
 for f in (conditional_token_nll, conditional_nll, _log_prior, marginal_nll, posterior): setattr(SyntheticTask, f.__name__, f)
 
-# %% ../nbs/03_synthetic.ipynb #10e4e003
+# %% ../nbs/03_synthetic.ipynb #2dee5d2f
 def token_marginal_nll(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n, L) nats, sums to b*
     "$-\\log p(y_t\\mid x, y_{<t})$: the exact per-token surprisal of the z-free oracle."
     cum = self._log_prior() - self.conditional_token_nll(x, y).cumsum(-1).transpose(1, 2)   # (n, L, C): log p(c, y_<=t | x)
@@ -142,7 +142,7 @@ def information(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n,) nat
 
 SyntheticTask.token_marginal_nll, SyntheticTask.information = token_marginal_nll, information
 
-# %% ../nbs/03_synthetic.ipynb #276aeea1
+# %% ../nbs/03_synthetic.ipynb #5ee58500
 class TemperedPosterior(NamedTuple):
     "The closed-form optimal posterior under a weighting, with its rate and reconstruction."
     q: Tensor # (n, C) q*(c)
@@ -167,7 +167,7 @@ def tempered_posterior(self: SyntheticTask, x: Tensor, y: Tensor,
     return TemperedPosterior(q, (q * (logq - self._log_prior())).sum(1), recon, b - recon)
 SyntheticTask.tempered_posterior = tempered_posterior
 
-# %% ../nbs/03_synthetic.ipynb #9c6ef02e
+# %% ../nbs/03_synthetic.ipynb #3765bfac
 VARIANTS = ('plain', 'example', 'distribution')
 
 def variant_weights(variant: str, # 'plain' | 'example' | 'distribution'
@@ -182,7 +182,7 @@ def variant_weights(variant: str, # 'plain' | 'example' | 'distribution'
     if variant == 'distribution': return torch.full_like(b, 1 / _check_positive_number('base_mean', b.mean() if base_mean is None else base_mean))
     raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
 
-# %% ../nbs/03_synthetic.ipynb #cf77866c
+# %% ../nbs/03_synthetic.ipynb #31270fcd
 def model_inputs(self: SyntheticTask, x: Tensor, y: Tensor) -> tuple: # (input_ids (n, 2L+2), y_mask (n, 2L+2))
     "The token sequence [x ; sep ; y] and its y mask."
     _check_xy(self, x, y)

@@ -7,7 +7,7 @@ __all__ = ['PRESETS', 'SUMMARY_KEYS', 'TaskConfig', 'ModelConfig', 'RunConfig', 
            'load_config', 'build_model', 'build_base', 'save_checkpoint', 'load_checkpoint', 'Trainer', 'train_base',
            'base_surprisals', 'evaluate', 'fit', 'summary_table', 'write_figures', 'main', 'cli']
 
-# %% ../nbs/09_train.ipynb #5965e0b4
+# %% ../nbs/09_train.ipynb #41bc0b07
 import argparse
 import dataclasses
 import hashlib
@@ -35,7 +35,7 @@ from .reference import FrozenBaseModel, WithBaseSurprisal, _dist_info, build_cac
 from .shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig
 from .synthetic import SyntheticDataset, SyntheticTask
 
-# %% ../nbs/09_train.ipynb #32c8b362
+# %% ../nbs/09_train.ipynb #b9466de2
 @dataclass
 class TaskConfig:
     "The synthetic task (see the synthetic notebook)."
@@ -59,7 +59,7 @@ class ModelConfig:
     n_heads: int=4
     z_every_position: bool=True
 
-# %% ../nbs/09_train.ipynb #023b7e25
+# %% ../nbs/09_train.ipynb #6448acee
 @dataclass
 class RunConfig:
     "A whole run: task, model, objective and optimisation."
@@ -90,10 +90,11 @@ class RunConfig:
         for name in ('lr', 'base_lr'):
             if not (isinstance(getattr(self, name), (int, float)) and getattr(self, name) > 0): raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
 
-# %% ../nbs/09_train.ipynb #0526884a
+# %% ../nbs/09_train.ipynb #9d6a93d2
 PRESETS = {
-    'demo': dict(steps=1500, base_steps=1200, eval_every=250, n_train=20000),
-    'full': dict(steps=6000, base_steps=4000, eval_every=500, n_train=50000, n_eval=2000,
+    'demo': dict(steps=600, base_steps=1500, eval_every=150, n_train=20000,
+                 objective=dict(recon='plain', beta=1.0, hold_steps=400, warmup_steps=200)),
+    'full': dict(steps=6000, base_steps=6000, eval_every=500, n_train=50000, n_eval=2000,
                  objective=dict(recon='plain', beta=1.0, hold_steps=1500, warmup_steps=1000)),
     'tiny': dict(steps=12, base_steps=10, eval_every=6, log_every=3, n_train=256, n_eval=64, batch_size=16, base_batch_size=16,
                  task=dict(vocab_size=6, length=4, n_rotations=2), model=dict(d_model=16, n_layers=1, n_heads=2),
@@ -125,7 +126,7 @@ def _merge(base: dict, upd: dict) -> dict:
     for k, v in upd.items(): out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
     return out
 
-# %% ../nbs/09_train.ipynb #02df2726
+# %% ../nbs/09_train.ipynb #ca9cee7a
 def parse_override(item: str) -> dict:
     "`'objective.beta=0.5'` -> `{'objective': {'beta': 0.5}}`; values are JSON (strings may be bare)."
     if '=' not in item: raise ValueError(f"an override must look like key.path=value, got {item!r}")
@@ -156,7 +157,7 @@ def _atomic_write_bytes(path: Path, data: bytes):
         if os.path.exists(tmp): os.unlink(tmp)
         raise
 
-# %% ../nbs/09_train.ipynb #bd9db5f1
+# %% ../nbs/09_train.ipynb #124422d0
 def build_model(cfg: RunConfig, task: SyntheticTask) -> nn.Module:
     "The configured CVAE for the task's token sequences."
     m, T = cfg.model, 2 * task.length + 2
@@ -172,7 +173,7 @@ def build_base(cfg: RunConfig, task: SyntheticTask) -> CausalTransformer:
     m = cfg.model
     return CausalTransformer(task.n_tokens, 2 * task.length + 2, m.d_model, m.n_layers, m.n_heads)
 
-# %% ../nbs/09_train.ipynb #84870651
+# %% ../nbs/09_train.ipynb #44b8c15a
 _CKPT_MAGIC = b'ISCKPT01'
 
 def _rng_state(data_gen: torch.Generator) -> dict:
@@ -199,7 +200,7 @@ def load_checkpoint(path) -> dict:
     if hashlib.sha256(payload).digest() != raw[8:40]: raise ValueError(f"{path} fails its checksum: the checkpoint was modified or truncated")
     return torch.load(io.BytesIO(payload), weights_only=True)
 
-# %% ../nbs/09_train.ipynb #f384279e
+# %% ../nbs/09_train.ipynb #c77601a6
 def _batch_indices(gen: torch.Generator, n: int, batch_size: int, rank: int, world: int) -> torch.Tensor:
     "This process's slice of the next global batch (the generator advances identically on every rank)."
     idx = torch.randint(0, n, (batch_size,), generator=gen)
@@ -215,7 +216,7 @@ def _global_mean(value: torch.Tensor, count: int) -> float:
 def _wrap(model: nn.Module) -> nn.Module:
     return nn.parallel.DistributedDataParallel(model) if dist.is_available() and dist.is_initialized() else model
 
-# %% ../nbs/09_train.ipynb #6c283c44
+# %% ../nbs/09_train.ipynb #972b210f
 class Trainer:
     "The whole pipeline of one run directory: base model, cached b, CVAE training, evaluation, checkpoints."
     def __init__(self, cfg: RunConfig, out, # run directory
@@ -234,7 +235,7 @@ class Trainer:
 
     def _bar(self, total, desc): return tqdm(total=total, desc=desc, disable=not self.progress or self.rank != 0, leave=False)
 
-# %% ../nbs/09_train.ipynb #402d3f37
+# %% ../nbs/09_train.ipynb #9b268316
 def train_base(self: Trainer) -> CausalTransformer:
     "Fit the z-free base model on the training set's y regions (or load it), then freeze it."
     cfg, path = self.cfg, self.out / 'base.ckpt'
@@ -259,7 +260,7 @@ def train_base(self: Trainer) -> CausalTransformer:
     return FrozenBaseModel(base)
 Trainer.train_base = train_base
 
-# %% ../nbs/09_train.ipynb #cc9d05ef
+# %% ../nbs/09_train.ipynb #3de3b9b0
 def _served(self: Trainer, ds: SyntheticDataset, cache) -> tuple:
     "(b (n,), token surprisal (n,T)) for a dataset, read back by content from the cache."
     served = WithBaseSurprisal(ds, cache)
@@ -283,7 +284,7 @@ def base_surprisals(self: Trainer) -> dict:
     return out
 Trainer._served, Trainer.base_surprisals = _served, base_surprisals
 
-# %% ../nbs/09_train.ipynb #b52cd8c9
+# %% ../nbs/09_train.ipynb #778724ba
 @torch.no_grad()
 def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, step: int) -> dict:
     "Held-out metrics against the oracle."
@@ -316,7 +317,7 @@ def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, s
     return res
 Trainer.evaluate = evaluate
 
-# %% ../nbs/09_train.ipynb #d714977c
+# %% ../nbs/09_train.ipynb #86d04df0
 def fit(self: Trainer, resume: bool=False) -> dict:
     "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
     cfg, out = self.cfg, self.out
@@ -371,7 +372,7 @@ def _truncate_log(path: Path, step: int):
             or (json.loads(l)['phase'] == 'eval' and json.loads(l)['step'] <= step)]
     _atomic_write_bytes(path, ''.join(l + '\n' for l in keep).encode())
 
-# %% ../nbs/09_train.ipynb #0ed2ca6f
+# %% ../nbs/09_train.ipynb #14c0b478
 SUMMARY_KEYS = ('oracle_information', 'information_gain', 'base_gap_per_token', 'kl', 'nmi_joint', 'nmi_transform',
                 'nmi_rotation', 'mig', 'efficiency', 'wall_seconds')
 
@@ -403,7 +404,7 @@ def write_figures(out) -> list:
     fig.savefig(paths[0], dpi=80); plt.close(fig)
     return paths
 
-# %% ../nbs/09_train.ipynb #960c153d
+# %% ../nbs/09_train.ipynb #2c065194
 def _train_parser(p):
     p.add_argument('--preset', default='demo', choices=sorted(PRESETS), help='named configuration')
     p.add_argument('--config', help='a config.json to start from instead of a preset')
@@ -427,7 +428,7 @@ def _config_from_args(a) -> RunConfig:
     if a.config: return _from_dict(RunConfig, _merge(asdict(load_config(a.config)), over))
     return make_config(a.preset, over)
 
-# %% ../nbs/09_train.ipynb #ba9b621f
+# %% ../nbs/09_train.ipynb #d90b7427
 def _init_distributed():
     if 'RANK' in os.environ and 'WORLD_SIZE' in os.environ and not dist.is_initialized():
         dist.init_process_group('nccl' if torch.cuda.is_available() else 'gloo')
@@ -465,7 +466,7 @@ def main(argv=None):
         _atomic_write_bytes(Path(a.out) / 'compare.md', table.encode()); print(table)
     return rows
 
-# %% ../nbs/09_train.ipynb #ea6497e6
+# %% ../nbs/09_train.ipynb #04327e03
 def _markdown_table(rows: list) -> str:
     fmt = lambda v: 'n/a' if v is None else f'{v:.3f}' if isinstance(v, float) else str(v)
     keys = list(rows[0])
@@ -479,7 +480,7 @@ def _report(run: Path):
     _atomic_write_bytes(run / 'report.md', text.encode()); print(text)
     return metrics
 
-# %% ../nbs/09_train.ipynb #a994c84c
+# %% ../nbs/09_train.ipynb #d27365b1
 def cli():
     "Console-script entry point (returns nothing, so the exit status is 0 on success)."
     main()
