@@ -1,0 +1,36 @@
+"""Time to quality: wall seconds until the demo preset reaches 50% of the oracle information (from the run's own held-out
+evaluations), and the full preset 95% (read from runs/full when a full run exists: it takes longer than `make bench`
+may), with the fraction each finally reached; and the wall time of `make test`. Prints one JSON object."""
+import argparse, json, shutil, subprocess, sys, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+def time_to(run: Path, frac: float) -> tuple:
+    "(first eval wall seconds with gain >= frac * oracle information or None, best fraction reached)"
+    evals = [json.loads(l) for l in (run / 'metrics.jsonl').read_text().splitlines() if json.loads(l)['phase'] == 'eval']
+    hit = next((e['wall_seconds'] for e in evals if e['information_gain'] >= frac * e['oracle_information']), None)
+    return hit, max(e['information_gain'] / e['oracle_information'] for e in evals)
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__); p.add_argument('--device', default='cpu')
+    p.parse_args()
+    res = {}
+    demo = ROOT / 'runs' / 'bench-demo'
+    if demo.exists(): shutil.rmtree(demo)
+    subprocess.run([str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--preset', 'demo', '--out', str(demo), '--no-progress'],
+                   check=True, capture_output=True)
+    res['demo_time_to_quality_seconds'], res['demo_final_fraction'] = time_to(demo, 0.5)
+    res['demo_wall_seconds'] = json.loads((demo / 'metrics.json').read_text())['wall_seconds']
+    full = ROOT / 'runs' / 'full'
+    if (full / 'metrics.json').exists():
+        res['full_time_to_quality_seconds'], res['full_final_fraction'] = time_to(full, 0.95)
+    else:
+        res['full_time_to_quality_seconds'] = res['full_final_fraction'] = None
+        res['full_note'] = 'no runs/full: run `inverse-surprisal train --preset full --out runs/full` (about 30 minutes), then make bench'
+    t = time.perf_counter()
+    subprocess.run(['make', 'test'], cwd=ROOT, check=True, capture_output=True)
+    res['test_suite_seconds'] = round(time.perf_counter() - t, 1)
+    print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in res.items()}))
+
+if __name__ == '__main__': main()
