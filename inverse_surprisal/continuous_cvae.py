@@ -5,16 +5,17 @@
 # %% auto #0
 __all__ = ['soft_clamp', 'gaussian_kl', 'ContinuousCVAEConfig', 'ContinuousCVAE', 'continuous_forward', 'continuous_generate']
 
-# %% ../nbs/07_continuous_cvae.ipynb #58f7b64e
+# %% ../nbs/07_continuous_cvae.ipynb #e97bb9f5
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
 
-from .nn import CausalTransformer, SequenceEncoder, bag_of_words_nll, sample_continuation, sequence_nll, split_context
+from .nn import (CausalTransformer, SequenceEncoder, bag_of_words_nll, check_cvae_batch, sample_continuation,
+                                  sequence_nll, split_context)
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
 
-# %% ../nbs/07_continuous_cvae.ipynb #6aeea19d
+# %% ../nbs/07_continuous_cvae.ipynb #ecd9ce04
 def soft_clamp(v: Tensor, bound: float) -> Tensor:
     "Smoothly squash `v` into (-bound, bound)."
     return bound * torch.tanh(v / bound)
@@ -23,7 +24,7 @@ def gaussian_kl(mu_q: Tensor, logvar_q: Tensor, mu_p: Tensor, logvar_p: Tensor) 
     "Analytic KL between diagonal Gaussians, per dimension."
     return 0.5 * (logvar_p - logvar_q + (logvar_q.exp() + (mu_q - mu_p) ** 2) / logvar_p.exp() - 1)
 
-# %% ../nbs/07_continuous_cvae.ipynb #59582ce3
+# %% ../nbs/07_continuous_cvae.ipynb #008e082e
 @dataclass
 class ContinuousCVAEConfig:
     "Architecture of the continuous CVAE."
@@ -46,7 +47,7 @@ class ContinuousCVAEConfig:
         if self.prior not in ('conditional', 'standard'): raise ValueError(f"prior must be 'conditional' or 'standard', got {self.prior!r}")
         if not self.max_logvar > 0: raise ValueError(f"max_logvar must be > 0, got {self.max_logvar!r}")
 
-# %% ../nbs/07_continuous_cvae.ipynb #1df5aa25
+# %% ../nbs/07_continuous_cvae.ipynb #ad08d541
 class ContinuousCVAE(nn.Module):
     "Conditional VAE with a Gaussian latent, injected into the causal decoder as one prefix embedding."
     def __init__(self, cfg: ContinuousCVAEConfig, objective: ObjectiveConfig):
@@ -70,14 +71,7 @@ class ContinuousCVAE(nn.Module):
             return z, z
         return self._gaussian(self.prior_net(context_ids))
 
-# %% ../nbs/07_continuous_cvae.ipynb #7e929942
-def _check_batch(cfg, input_ids, y_mask, base_surprisal):
-    if input_ids.ndim != 2 or input_ids.shape[1] != cfg.seq_len:
-        raise ValueError(f"input_ids must have shape (bs, seq_len={cfg.seq_len}), got {tuple(input_ids.shape)}")
-    if input_ids.min() < 0 or input_ids.max() >= cfg.vocab_size:
-        raise ValueError(f"input_ids must be in [0, vocab_size={cfg.vocab_size}), got values in [{input_ids.min().item()}, {input_ids.max().item()}]")
-    if base_surprisal.shape != (len(input_ids),): raise ValueError(f"base_surprisal must have shape ({len(input_ids)},), got {tuple(base_surprisal.shape)}")
-
+# %% ../nbs/07_continuous_cvae.ipynb #fa800ea3
 def continuous_forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
                        y_mask: Tensor, # (bs,T) bool
                        base_surprisal: Tensor, # (bs,) b from the frozen base model (or the oracle)
@@ -86,7 +80,7 @@ def continuous_forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; se
                        step: int=0, # training step, for the beta schedule
                       ) -> CVAEOutput:
     "Posterior, S reparameterised samples, reconstruction, analytic KL and the objective."
-    _check_batch(self.cfg, input_ids, y_mask, base_surprisal)
+    check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal)
     context = split_context(input_ids, y_mask)
     mu_q, lv_q = self.posterior(input_ids)
     mu_p, lv_p = self.prior(context)
@@ -100,7 +94,7 @@ def continuous_forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; se
                           extras=dict(mu_q=mu_q, logvar_q=lv_q, mu_p=mu_p, logvar_p=lv_p, z=z[0]))
 ContinuousCVAE.forward = continuous_forward
 
-# %% ../nbs/07_continuous_cvae.ipynb #0fe31539
+# %% ../nbs/07_continuous_cvae.ipynb #10dbeb98
 @torch.no_grad()
 def continuous_generate(self: ContinuousCVAE, input_ids: Tensor, y_mask: Tensor, # (bs,T): the context is read, y is only read for 'posterior'
                         source: str='prior', # 'prior' samples z ~ p(z|x); 'posterior' z ~ q(z|x,y) (a reconstruction view)

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['SharedDiscreteCVAEConfig', 'SharedDiscreteCVAE', 'discrete_forward', 'discrete_generate']
 
-# %% ../nbs/08_shared_discrete_cvae.ipynb #3a7cee6c
+# %% ../nbs/08_shared_discrete_cvae.ipynb #7a886886
 import math
 from dataclasses import dataclass
 
@@ -13,10 +13,11 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .nn import CausalTransformer, SequenceEncoder, bag_of_words_nll, sample_continuation, sequence_nll, split_context
+from .nn import (CausalTransformer, SequenceEncoder, bag_of_words_nll, check_cvae_batch, sample_continuation,
+                                  sequence_nll, split_context)
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
 
-# %% ../nbs/08_shared_discrete_cvae.ipynb #e6e86902
+# %% ../nbs/08_shared_discrete_cvae.ipynb #19d30551
 @dataclass
 class SharedDiscreteCVAEConfig:
     "Architecture of the shared discrete CVAE."
@@ -49,7 +50,7 @@ class SharedDiscreteCVAEConfig:
     def n_joint(self) -> int: return math.prod(self.code_sizes)
     def tau_at(self, step: int) -> float: return max(self.tau_min, self.tau_start * math.exp(-self.tau_decay * step))
 
-# %% ../nbs/08_shared_discrete_cvae.ipynb #c3650cd7
+# %% ../nbs/08_shared_discrete_cvae.ipynb #7d6e5be4
 class SharedDiscreteCVAE(nn.Module):
     "Conditional VAE with categorical codes shared by every y position; one prefix embedding per code."
     def __init__(self, cfg: SharedDiscreteCVAEConfig, objective: ObjectiveConfig):
@@ -75,7 +76,7 @@ class SharedDiscreteCVAE(nn.Module):
     def prefix(self, onehots: list) -> Tensor: # (bs, M, d): one embedding per code from (soft or hard) one-hots
         return torch.stack([oh @ emb.weight for oh, emb in zip(onehots, self.code_emb)], 1)
 
-# %% ../nbs/08_shared_discrete_cvae.ipynb #d9ac7489
+# %% ../nbs/08_shared_discrete_cvae.ipynb #7b44076a
 def _exact_reconstruction(self, input_ids, y_mask, log_q):
     "l = sum_c q(c) l(c) by one decoder pass per joint class: (l (bs,), token nll (bs,T), bow nll (bs,), log q(c) (bs,C))."
     bs, C, grid = len(input_ids), self.cfg.n_joint, self.joint_grid
@@ -98,14 +99,7 @@ def _gumbel_reconstruction(self, input_ids, y_mask, log_q, tau):
 
 SharedDiscreteCVAE._exact_reconstruction, SharedDiscreteCVAE._gumbel_reconstruction = _exact_reconstruction, _gumbel_reconstruction
 
-# %% ../nbs/08_shared_discrete_cvae.ipynb #9e536b04
-def _check_batch(cfg, input_ids, base_surprisal):
-    if input_ids.ndim != 2 or input_ids.shape[1] != cfg.seq_len:
-        raise ValueError(f"input_ids must have shape (bs, seq_len={cfg.seq_len}), got {tuple(input_ids.shape)}")
-    if input_ids.min() < 0 or input_ids.max() >= cfg.vocab_size:
-        raise ValueError(f"input_ids must be in [0, vocab_size={cfg.vocab_size}), got values in [{input_ids.min().item()}, {input_ids.max().item()}]")
-    if base_surprisal.shape != (len(input_ids),): raise ValueError(f"base_surprisal must have shape ({len(input_ids)},), got {tuple(base_surprisal.shape)}")
-
+# %% ../nbs/08_shared_discrete_cvae.ipynb #8922f16f
 def discrete_forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
                      y_mask: Tensor, # (bs,T) bool
                      base_surprisal: Tensor, # (bs,) b
@@ -115,7 +109,7 @@ def discrete_forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; 
                      exact: bool=None, # force exact enumeration (True) or Gumbel (False); by threshold when None
                     ) -> CVAEOutput:
     "Posterior per code, exact or Gumbel reconstruction, analytic KL per code, and the objective."
-    _check_batch(self.cfg, input_ids, base_surprisal)
+    check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal)
     context = split_context(input_ids, y_mask)
     log_q, log_p = self.posterior(input_ids), self.prior(context)
     kl_units = torch.stack([(lq.exp() * (lq - lp)).sum(1) for lq, lp in zip(log_q, log_p)], 1)      # (bs,M)
@@ -126,7 +120,7 @@ def discrete_forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; 
                           extras=dict(log_q=log_q, log_p=log_p, exact=exact, sample=sample))
 SharedDiscreteCVAE.forward = discrete_forward
 
-# %% ../nbs/08_shared_discrete_cvae.ipynb #a8cd328d
+# %% ../nbs/08_shared_discrete_cvae.ipynb #d0df54a7
 @torch.no_grad()
 def discrete_generate(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor, # (bs,T)
                       source: str='prior', # 'prior' z ~ p(z|x); 'posterior' z ~ q(z|x,y)
