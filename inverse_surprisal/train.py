@@ -7,7 +7,7 @@ __all__ = ['PRESETS', 'SUMMARY_KEYS', 'TaskConfig', 'ModelConfig', 'RunConfig', 
            'load_config', 'build_model', 'build_base', 'save_checkpoint', 'load_checkpoint', 'Trainer', 'train_base',
            'base_surprisals', 'evaluate', 'fit', 'summary_table', 'write_figures', 'main', 'cli']
 
-# %% ../nbs/09_train.ipynb #944823c1
+# %% ../nbs/09_train.ipynb #c151fe7b
 import argparse
 import dataclasses
 import hashlib
@@ -28,6 +28,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 from .continuous_cvae import ContinuousCVAE, ContinuousCVAEConfig
+from .losses import y_region_nll
 from .metrics import base_gap_per_token, linear_probe_accuracy, mig, normalized_mutual_information
 from .nn import CausalTransformer, sequence_nll
 from .objective import ObjectiveConfig
@@ -35,7 +36,7 @@ from .reference import FrozenBaseModel, WithBaseSurprisal, _dist_info, build_cac
 from .shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig
 from .synthetic import SyntheticDataset, SyntheticTask
 
-# %% ../nbs/09_train.ipynb #a432b1ed
+# %% ../nbs/09_train.ipynb #666dcc10
 @dataclass
 class TaskConfig:
     "The synthetic task (see the synthetic notebook)."
@@ -59,7 +60,7 @@ class ModelConfig:
     n_heads: int=4
     z_every_position: bool=True
 
-# %% ../nbs/09_train.ipynb #1d83f58b
+# %% ../nbs/09_train.ipynb #99176c98
 @dataclass
 class RunConfig:
     "A whole run: task, model, objective and optimisation."
@@ -90,7 +91,7 @@ class RunConfig:
         for name in ('lr', 'base_lr'):
             if not (isinstance(getattr(self, name), (int, float)) and getattr(self, name) > 0): raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
 
-# %% ../nbs/09_train.ipynb #3db1e269
+# %% ../nbs/09_train.ipynb #53d1e025
 PRESETS = {
     'demo': dict(steps=600, base_steps=1500, eval_every=150, n_train=20000,
                  objective=dict(recon='plain', beta=1.0, hold_steps=400, warmup_steps=200)),
@@ -126,7 +127,7 @@ def _merge(base: dict, upd: dict) -> dict:
     for k, v in upd.items(): out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
     return out
 
-# %% ../nbs/09_train.ipynb #53547757
+# %% ../nbs/09_train.ipynb #867f12e0
 def parse_override(item: str) -> dict:
     "`'objective.beta=0.5'` -> `{'objective': {'beta': 0.5}}`; values are JSON (strings may be bare)."
     if '=' not in item: raise ValueError(f"an override must look like key.path=value, got {item!r}")
@@ -157,7 +158,7 @@ def _atomic_write_bytes(path: Path, data: bytes):
         if os.path.exists(tmp): os.unlink(tmp)
         raise
 
-# %% ../nbs/09_train.ipynb #7d0cd10f
+# %% ../nbs/09_train.ipynb #430c954d
 def build_model(cfg: RunConfig, task: SyntheticTask) -> nn.Module:
     "The configured CVAE for the task's token sequences."
     m, T = cfg.model, 2 * task.length + 2
@@ -173,7 +174,7 @@ def build_base(cfg: RunConfig, task: SyntheticTask) -> CausalTransformer:
     m = cfg.model
     return CausalTransformer(task.n_tokens, 2 * task.length + 2, m.d_model, m.n_layers, m.n_heads)
 
-# %% ../nbs/09_train.ipynb #5244a1c8
+# %% ../nbs/09_train.ipynb #a4fda613
 _CKPT_MAGIC = b'ISCKPT01'
 
 def _rng_state(data_gen: torch.Generator) -> dict:
@@ -200,7 +201,7 @@ def load_checkpoint(path) -> dict:
     if hashlib.sha256(payload).digest() != raw[8:40]: raise ValueError(f"{path} fails its checksum: the checkpoint was modified or truncated")
     return torch.load(io.BytesIO(payload), weights_only=True)
 
-# %% ../nbs/09_train.ipynb #745de340
+# %% ../nbs/09_train.ipynb #3fc353ff
 def _batch_indices(gen: torch.Generator, n: int, batch_size: int, rank: int, world: int) -> torch.Tensor:
     "This process's slice of the next global batch (the generator advances identically on every rank)."
     idx = torch.randint(0, n, (batch_size,), generator=gen)
@@ -216,7 +217,7 @@ def _global_mean(value: torch.Tensor, count: int) -> float:
 def _wrap(model: nn.Module) -> nn.Module:
     return nn.parallel.DistributedDataParallel(model) if dist.is_available() and dist.is_initialized() else model
 
-# %% ../nbs/09_train.ipynb #e4885315
+# %% ../nbs/09_train.ipynb #b364d28a
 class Trainer:
     "The whole pipeline of one run directory: base model, cached b, CVAE training, evaluation, checkpoints."
     def __init__(self, cfg: RunConfig, out, # run directory
@@ -235,7 +236,7 @@ class Trainer:
 
     def _bar(self, total, desc): return tqdm(total=total, desc=desc, disable=not self.progress or self.rank != 0, leave=False)
 
-# %% ../nbs/09_train.ipynb #bde2b569
+# %% ../nbs/09_train.ipynb #37f092c8
 def train_base(self: Trainer) -> CausalTransformer:
     "Fit the z-free base model on the training set's y regions (or load it), then freeze it."
     cfg, path = self.cfg, self.out / 'base.ckpt'
@@ -251,7 +252,6 @@ def train_base(self: Trainer) -> CausalTransformer:
             for step in range(cfg.base_steps):
                 i = _batch_indices(gen, len(ids), cfg.base_batch_size, self.rank, self.world)
                 logits = ddp(ids[i])
-                from inverse_surprisal.losses import y_region_nll
                 loss = y_region_nll(logits[:, :-1], ids[i, 1:], ym[i, 1:]).mean()
                 opt.zero_grad(); loss.backward(); opt.step(); sched.step(); bar.update()
                 if step % cfg.log_every == 0: self._log(dict(phase='base', step=step, loss=_global_mean(loss.detach(), len(i))))
@@ -260,7 +260,7 @@ def train_base(self: Trainer) -> CausalTransformer:
     return FrozenBaseModel(base)
 Trainer.train_base = train_base
 
-# %% ../nbs/09_train.ipynb #24789454
+# %% ../nbs/09_train.ipynb #c1bfae0f
 def _served(self: Trainer, ds: SyntheticDataset, cache) -> tuple:
     "(b (n,), token surprisal (n,T)) for a dataset, read back by content from the cache."
     served = WithBaseSurprisal(ds, cache)
@@ -284,7 +284,7 @@ def base_surprisals(self: Trainer) -> dict:
     return out
 Trainer._served, Trainer.base_surprisals = _served, base_surprisals
 
-# %% ../nbs/09_train.ipynb #c0581c6f
+# %% ../nbs/09_train.ipynb #a3a8a9c0
 @torch.no_grad()
 def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, step: int) -> dict:
     "Held-out metrics against the oracle."
@@ -317,7 +317,7 @@ def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, s
     return res
 Trainer.evaluate = evaluate
 
-# %% ../nbs/09_train.ipynb #096aa6f9
+# %% ../nbs/09_train.ipynb #67fe3151
 def fit(self: Trainer, resume: bool=False) -> dict:
     "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
     cfg, out = self.cfg, self.out
@@ -372,7 +372,7 @@ def _truncate_log(path: Path, step: int):
             or (json.loads(l)['phase'] == 'eval' and json.loads(l)['step'] <= step)]
     _atomic_write_bytes(path, ''.join(l + '\n' for l in keep).encode())
 
-# %% ../nbs/09_train.ipynb #96f4ab78
+# %% ../nbs/09_train.ipynb #ede19dd4
 SUMMARY_KEYS = ('oracle_information', 'information_gain', 'base_gap_per_token', 'kl', 'nmi_joint', 'nmi_transform',
                 'nmi_rotation', 'mig', 'efficiency', 'wall_seconds')
 
@@ -404,7 +404,7 @@ def write_figures(out) -> list:
     fig.savefig(paths[0], dpi=80); plt.close(fig)
     return paths
 
-# %% ../nbs/09_train.ipynb #5450f402
+# %% ../nbs/09_train.ipynb #9bce8de6
 def _train_parser(p):
     p.add_argument('--preset', default='demo', choices=sorted(PRESETS), help='named configuration')
     p.add_argument('--config', help='a config.json to start from instead of a preset')
@@ -428,7 +428,7 @@ def _config_from_args(a) -> RunConfig:
     if a.config: return _from_dict(RunConfig, _merge(asdict(load_config(a.config)), over))
     return make_config(a.preset, over)
 
-# %% ../nbs/09_train.ipynb #853e51b7
+# %% ../nbs/09_train.ipynb #051ddbfb
 def _init_distributed():
     if 'RANK' in os.environ and 'WORLD_SIZE' in os.environ and not dist.is_initialized():
         dist.init_process_group('nccl' if torch.cuda.is_available() else 'gloo')
@@ -466,7 +466,7 @@ def main(argv=None):
         _atomic_write_bytes(Path(a.out) / 'compare.md', table.encode()); print(table)
     return rows
 
-# %% ../nbs/09_train.ipynb #6a8eb696
+# %% ../nbs/09_train.ipynb #eb960646
 def _markdown_table(rows: list) -> str:
     fmt = lambda v: 'n/a' if v is None else f'{v:.3f}' if isinstance(v, float) else str(v)
     keys = list(rows[0])
@@ -480,7 +480,7 @@ def _report(run: Path):
     _atomic_write_bytes(run / 'report.md', text.encode()); print(text)
     return metrics
 
-# %% ../nbs/09_train.ipynb #8239bfee
+# %% ../nbs/09_train.ipynb #f9b87027
 def cli():
     "Console-script entry point (returns nothing, so the exit status is 0 on success)."
     main()
