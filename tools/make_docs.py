@@ -112,6 +112,11 @@ def main(what='site'):
     shutil.copy(ROOT / 'docs' / 'conf.py', SRC / 'conf.py')
     nbs = sorted(p for p in Path(proc).glob('*.ipynb') if not p.name.startswith('_'))
     pages = [page_name(p.stem) for p in nbs if p.stem != 'index']
+    bench = ROOT / 'bench' / 'results.md'
+    if bench.exists():                                        # the figures of `make bench`, as a page of their own
+        (SRC / 'benchmarks.md').write_text('# Benchmarks\n\nMeasured by `make bench` (`bench/`): each figure is a median over '
+                                           'repeated runs after warm-up, ratios taken side by side in one process.\n\n' + bench.read_text())
+        pages.append('benchmarks')
     for p in nbs:
         nb = to_myst(json.loads(p.read_text()), doc_url)
         if p.stem == 'index': nb['cells'].append(toctree(pages))
