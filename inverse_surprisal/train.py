@@ -7,7 +7,7 @@ __all__ = ['PRESETS', 'SUMMARY_KEYS', 'TaskConfig', 'ModelConfig', 'RunConfig', 
            'load_config', 'build_model', 'build_base', 'save_checkpoint', 'load_checkpoint', 'Trainer', 'train_base',
            'base_surprisals', 'evaluate', 'fit', 'summary_table', 'write_figures', 'main', 'cli']
 
-# %% ../nbs/09_train.ipynb #c151fe7b
+# %% ../nbs/09_train.ipynb #83c486b7
 import argparse
 import dataclasses
 import hashlib
@@ -36,7 +36,7 @@ from .reference import FrozenBaseModel, WithBaseSurprisal, _dist_info, build_cac
 from .shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig
 from .synthetic import SyntheticDataset, SyntheticTask
 
-# %% ../nbs/09_train.ipynb #666dcc10
+# %% ../nbs/09_train.ipynb #34871006
 @dataclass
 class TaskConfig:
     "The synthetic task (see the synthetic notebook)."
@@ -60,7 +60,7 @@ class ModelConfig:
     n_heads: int=4
     z_every_position: bool=True
 
-# %% ../nbs/09_train.ipynb #99176c98
+# %% ../nbs/09_train.ipynb #a9e5a7dc
 @dataclass
 class RunConfig:
     "A whole run: task, model, objective and optimisation."
@@ -91,7 +91,7 @@ class RunConfig:
         for name in ('lr', 'base_lr'):
             if not (isinstance(getattr(self, name), (int, float)) and getattr(self, name) > 0): raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
 
-# %% ../nbs/09_train.ipynb #53d1e025
+# %% ../nbs/09_train.ipynb #23af0297
 PRESETS = {
     'demo': dict(steps=600, base_steps=1500, eval_every=150, n_train=20000,
                  objective=dict(recon='plain', beta=1.0, hold_steps=400, warmup_steps=200)),
@@ -127,7 +127,7 @@ def _merge(base: dict, upd: dict) -> dict:
     for k, v in upd.items(): out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
     return out
 
-# %% ../nbs/09_train.ipynb #867f12e0
+# %% ../nbs/09_train.ipynb #9fc780eb
 def parse_override(item: str) -> dict:
     "`'objective.beta=0.5'` -> `{'objective': {'beta': 0.5}}`; values are JSON (strings may be bare)."
     if '=' not in item: raise ValueError(f"an override must look like key.path=value, got {item!r}")
@@ -158,7 +158,7 @@ def _atomic_write_bytes(path: Path, data: bytes):
         if os.path.exists(tmp): os.unlink(tmp)
         raise
 
-# %% ../nbs/09_train.ipynb #430c954d
+# %% ../nbs/09_train.ipynb #2731a702
 def build_model(cfg: RunConfig, task: SyntheticTask) -> nn.Module:
     "The configured CVAE for the task's token sequences."
     m, T = cfg.model, 2 * task.length + 2
@@ -174,7 +174,7 @@ def build_base(cfg: RunConfig, task: SyntheticTask) -> CausalTransformer:
     m = cfg.model
     return CausalTransformer(task.n_tokens, 2 * task.length + 2, m.d_model, m.n_layers, m.n_heads)
 
-# %% ../nbs/09_train.ipynb #a4fda613
+# %% ../nbs/09_train.ipynb #5c5bf937
 _CKPT_MAGIC = b'ISCKPT01'
 
 def _rng_state(data_gen: torch.Generator) -> dict:
@@ -201,7 +201,7 @@ def load_checkpoint(path) -> dict:
     if hashlib.sha256(payload).digest() != raw[8:40]: raise ValueError(f"{path} fails its checksum: the checkpoint was modified or truncated")
     return torch.load(io.BytesIO(payload), weights_only=True)
 
-# %% ../nbs/09_train.ipynb #3fc353ff
+# %% ../nbs/09_train.ipynb #11b71bab
 def _batch_indices(gen: torch.Generator, n: int, batch_size: int, rank: int, world: int) -> torch.Tensor:
     "This process's slice of the next global batch (the generator advances identically on every rank)."
     idx = torch.randint(0, n, (batch_size,), generator=gen)
@@ -217,7 +217,7 @@ def _global_mean(value: torch.Tensor, count: int) -> float:
 def _wrap(model: nn.Module) -> nn.Module:
     return nn.parallel.DistributedDataParallel(model) if dist.is_available() and dist.is_initialized() else model
 
-# %% ../nbs/09_train.ipynb #b364d28a
+# %% ../nbs/09_train.ipynb #dd993ba5
 class Trainer:
     "The whole pipeline of one run directory: base model, cached b, CVAE training, evaluation, checkpoints."
     def __init__(self, cfg: RunConfig, out, # run directory
@@ -236,7 +236,7 @@ class Trainer:
 
     def _bar(self, total, desc): return tqdm(total=total, desc=desc, disable=not self.progress or self.rank != 0, leave=False)
 
-# %% ../nbs/09_train.ipynb #37f092c8
+# %% ../nbs/09_train.ipynb #2576eac9
 def train_base(self: Trainer) -> CausalTransformer:
     "Fit the z-free base model on the training set's y regions (or load it), then freeze it."
     cfg, path = self.cfg, self.out / 'base.ckpt'
@@ -260,7 +260,7 @@ def train_base(self: Trainer) -> CausalTransformer:
     return FrozenBaseModel(base)
 Trainer.train_base = train_base
 
-# %% ../nbs/09_train.ipynb #c1bfae0f
+# %% ../nbs/09_train.ipynb #cc6b425b
 def _served(self: Trainer, ds: SyntheticDataset, cache) -> tuple:
     "(b (n,), token surprisal (n,T)) for a dataset, read back by content from the cache."
     served = WithBaseSurprisal(ds, cache)
@@ -284,7 +284,7 @@ def base_surprisals(self: Trainer) -> dict:
     return out
 Trainer._served, Trainer.base_surprisals = _served, base_surprisals
 
-# %% ../nbs/09_train.ipynb #a3a8a9c0
+# %% ../nbs/09_train.ipynb #67bff3f3
 @torch.no_grad()
 def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, step: int) -> dict:
     "Held-out metrics against the oracle."
@@ -317,7 +317,7 @@ def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, s
     return res
 Trainer.evaluate = evaluate
 
-# %% ../nbs/09_train.ipynb #67fe3151
+# %% ../nbs/09_train.ipynb #935e357f
 def fit(self: Trainer, resume: bool=False) -> dict:
     "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
     cfg, out = self.cfg, self.out
@@ -330,7 +330,8 @@ def fit(self: Trainer, resume: bool=False) -> dict:
         save_config(cfg, out / 'config.json')
     if self.world > 1: dist.barrier()
     if resume and not ckpt_path.exists() and self.rank == 0 and (out / 'metrics.jsonl').exists():
-        (out / 'metrics.jsonl').unlink()                     # nothing to resume from: start clean
+        if (out / 'base.ckpt').exists(): _truncate_log(out / 'metrics.jsonl', 0)   # keep the finished base phase's lines
+        else: (out / 'metrics.jsonl').unlink()                                     # the base model is trained again
     b = self.base_surprisals()
     torch.manual_seed(cfg.seed)
     model = build_model(cfg, self.task)
@@ -372,7 +373,7 @@ def _truncate_log(path: Path, step: int):
             or (json.loads(l)['phase'] == 'eval' and json.loads(l)['step'] <= step)]
     _atomic_write_bytes(path, ''.join(l + '\n' for l in keep).encode())
 
-# %% ../nbs/09_train.ipynb #ede19dd4
+# %% ../nbs/09_train.ipynb #230d90b7
 SUMMARY_KEYS = ('oracle_information', 'information_gain', 'base_gap_per_token', 'kl', 'nmi_joint', 'nmi_transform',
                 'nmi_rotation', 'mig', 'efficiency', 'wall_seconds')
 
@@ -404,7 +405,7 @@ def write_figures(out) -> list:
     fig.savefig(paths[0], dpi=80); plt.close(fig)
     return paths
 
-# %% ../nbs/09_train.ipynb #9bce8de6
+# %% ../nbs/09_train.ipynb #f7c10296
 def _train_parser(p):
     p.add_argument('--preset', default='demo', choices=sorted(PRESETS), help='named configuration')
     p.add_argument('--config', help='a config.json to start from instead of a preset')
@@ -428,7 +429,7 @@ def _config_from_args(a) -> RunConfig:
     if a.config: return _from_dict(RunConfig, _merge(asdict(load_config(a.config)), over))
     return make_config(a.preset, over)
 
-# %% ../nbs/09_train.ipynb #051ddbfb
+# %% ../nbs/09_train.ipynb #852a6212
 def _init_distributed():
     if 'RANK' in os.environ and 'WORLD_SIZE' in os.environ and not dist.is_initialized():
         dist.init_process_group('nccl' if torch.cuda.is_available() else 'gloo')
@@ -466,7 +467,7 @@ def main(argv=None):
         _atomic_write_bytes(Path(a.out) / 'compare.md', table.encode()); print(table)
     return rows
 
-# %% ../nbs/09_train.ipynb #eb960646
+# %% ../nbs/09_train.ipynb #e45d224d
 def _markdown_table(rows: list) -> str:
     fmt = lambda v: 'n/a' if v is None else f'{v:.3f}' if isinstance(v, float) else str(v)
     keys = list(rows[0])
@@ -480,7 +481,7 @@ def _report(run: Path):
     _atomic_write_bytes(run / 'report.md', text.encode()); print(text)
     return metrics
 
-# %% ../nbs/09_train.ipynb #f9b87027
+# %% ../nbs/09_train.ipynb #59e53ff3
 def cli():
     "Console-script entry point (returns nothing, so the exit status is 0 on success)."
     main()

@@ -46,21 +46,23 @@ def test_existing_run_needs_resume(uninterrupted, tmp_path):
     res = run(*CLI, 'train', '--preset', 'tiny', '--out', copy, '--no-progress', check=False)
     assert res.returncode != 0 and 'pass --resume' in res.stderr
 
-KILL_AFTER_FIRST_CHECKPOINT = """
+KILL_AFTER_CHECKPOINT = """
 import os, signal, sys
 from pathlib import Path
 import inverse_surprisal.train as t
 save = t.save_checkpoint
 def save_then_die(path, **state):
     save(path, **state)
-    if Path(path).name == 'cvae.ckpt': os.kill(os.getpid(), signal.SIGKILL)
+    if Path(path).name == sys.argv[2]: os.kill(os.getpid(), signal.SIGKILL)
 t.save_checkpoint = save_then_die
 t.main(['train', '--preset', 'tiny', '--out', sys.argv[1], '--no-progress'])
 """
 
-def test_killed_and_resumed_equals_uninterrupted(uninterrupted, tmp_path):
+@pytest.mark.parametrize('killed_after', ['base.ckpt', 'cvae.ckpt'])
+def test_killed_and_resumed_equals_uninterrupted(uninterrupted, tmp_path, killed_after):
+    "SIGKILL right after the base model's checkpoint, or after the first CVAE checkpoint, then --resume."
     out = tmp_path / 'killed'
-    res = run(sys.executable, '-c', KILL_AFTER_FIRST_CHECKPOINT, out, check=False)
+    res = run(sys.executable, '-c', KILL_AFTER_CHECKPOINT, out, killed_after, check=False)
     assert res.returncode == -9 and not (out / 'metrics.json').exists()
     run(*CLI, 'train', '--preset', 'tiny', '--out', out, '--resume', '--no-progress')
     assert without_wall(json.loads((out / 'metrics.json').read_text())) == without_wall(json.loads((uninterrupted / 'metrics.json').read_text()))
