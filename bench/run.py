@@ -25,16 +25,14 @@ def _verdict(key, value):
     return f"{op} {goal}: {'met' if ok else 'missed'}"
 
 def table(results: dict) -> str:
-    lines = ['| figure | value | goal |', '|---|---|---|']
-    for section, figures in results.items():
-        for k, v in figures.items():
-            if isinstance(v, list): continue
-            lines.append(f'| `{k}` ({section}) | {v} | {_verdict(k, v)} |')
-    for section, figures in results.items():
-        for k, rows in figures.items():
-            if isinstance(rows, list) and rows:
-                lines += ['', f'`{k}` ({section}):', '', '| ' + ' | '.join(rows[0]) + ' |', '|' + '---|' * len(rows[0])]
-                lines += ['| ' + ' | '.join(str(r[c]) for c in rows[0]) + ' |' for r in rows]
+    "Markdown: one row per figure (device and script named), then the list-valued figures as tables of their own."
+    lines = ['| figure | value | goal | device | script |', '|---|---|---|---|---|']
+    flat = [(dev, script, k, v) for dev, scripts in results.items() for script, figs in scripts.items() for k, v in figs.items()]
+    lines += [f'| `{k}` | {"null" if v is None else v} | {_verdict(k, v)} | {dev} | {script} |' for dev, script, k, v in flat if not isinstance(v, list)]
+    for dev, script, k, rows in flat:
+        if isinstance(rows, list) and rows:
+            lines += ['', f'`{k}` ({dev}, {script}):', '', '| ' + ' | '.join(rows[0]) + ' |', '|' + '---|' * len(rows[0])]
+            lines += ['| ' + ' | '.join(str(r[c]) for c in rows[0]) + ' |' for r in rows]
     return '\n'.join(lines) + '\n'
 
 def main():
@@ -52,7 +50,7 @@ def main():
         res = subprocess.run([sys.executable, str(script), '--device', a.device], capture_output=True, text=True)
         if res.returncode != 0: sys.exit(f'{script.name} failed:\n{res.stdout[-2000:]}\n{res.stderr[-4000:]}')
         figures = json.loads(res.stdout.strip().splitlines()[-1])
-        section.update(figures)
+        section[script.stem] = figures                        # a script's figures are replaced whole
         print(f'  {time.perf_counter() - t:.0f} s: ' + ', '.join(f'{k}={v}' for k, v in figures.items() if not isinstance(v, (list, str))), flush=True)
     _atomic_write(out, json.dumps(results, indent=1) + '\n')
     _atomic_write(HERE / 'results.md', table(results))
