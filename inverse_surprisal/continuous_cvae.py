@@ -5,17 +5,17 @@
 # %% auto #0
 __all__ = ['soft_clamp', 'gaussian_kl', 'ContinuousCVAEConfig', 'ContinuousCVAE', 'continuous_forward', 'continuous_generate']
 
-# %% ../nbs/07_continuous_cvae.ipynb #e97bb9f5
+# %% ../nbs/07_continuous_cvae.ipynb #66514a94
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
 
-from .nn import (CausalTransformer, SequenceEncoder, bag_of_words_nll, check_cvae_batch, sample_continuation,
-                                  sequence_nll, split_context)
+from .nn import (CVAEArchConfig, bag_of_words_nll, check_cvae_batch, sample_continuation, sequence_nll,
+                                  split_context)
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
 
-# %% ../nbs/07_continuous_cvae.ipynb #ecd9ce04
+# %% ../nbs/07_continuous_cvae.ipynb #648294ec
 def soft_clamp(v: Tensor, bound: float) -> Tensor:
     "Smoothly squash `v` into (-bound, bound)."
     return bound * torch.tanh(v / bound)
@@ -24,39 +24,29 @@ def gaussian_kl(mu_q: Tensor, logvar_q: Tensor, mu_p: Tensor, logvar_p: Tensor) 
     "Analytic KL between diagonal Gaussians, per dimension."
     return 0.5 * (logvar_p - logvar_q + (logvar_q.exp() + (mu_q - mu_p) ** 2) / logvar_p.exp() - 1)
 
-# %% ../nbs/07_continuous_cvae.ipynb #008e082e
+# %% ../nbs/07_continuous_cvae.ipynb #39048ba7
 @dataclass
-class ContinuousCVAEConfig:
-    "Architecture of the continuous CVAE."
-    vocab_size: int # token ids of [x ; sep ; y]
-    seq_len: int # length of [x ; sep ; y]
+class ContinuousCVAEConfig(CVAEArchConfig):
+    "Architecture of the continuous CVAE (vocabulary, length and blocks from `CVAEArchConfig`)."
     latent_dim: int=8 # D
     prior: str='conditional' # 'conditional' p(z|x) or 'standard' N(0, I)
     n_samples: int=1 # S samples of z for the reconstruction
     max_logvar: float=6.0 # soft clamp of log-variances
-    d_model: int=64
-    n_layers: int=2
-    n_heads: int=4
-    dropout: float=0.0
-    z_every_position: bool=True # add z to every decoder position as well as the prefix
 
     def __post_init__(self):
-        for name in ('vocab_size', 'seq_len', 'latent_dim', 'n_samples', 'd_model', 'n_layers', 'n_heads'):
-            v = getattr(self, name)
-            if not isinstance(v, int) or v < 1: raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+        self._check_ints('latent_dim', 'n_samples')
         if self.prior not in ('conditional', 'standard'): raise ValueError(f"prior must be 'conditional' or 'standard', got {self.prior!r}")
         if not self.max_logvar > 0: raise ValueError(f"max_logvar must be > 0, got {self.max_logvar!r}")
 
-# %% ../nbs/07_continuous_cvae.ipynb #ad08d541
+# %% ../nbs/07_continuous_cvae.ipynb #0d9f4266
 class ContinuousCVAE(nn.Module):
     "Conditional VAE with a Gaussian latent, injected into the causal decoder as one prefix embedding."
     def __init__(self, cfg: ContinuousCVAEConfig, objective: ObjectiveConfig):
         super().__init__()
         self.cfg, self.objective = cfg, objective
-        arch = dict(d_model=cfg.d_model, n_layers=cfg.n_layers, n_heads=cfg.n_heads, dropout=cfg.dropout)
-        self.decoder = CausalTransformer(cfg.vocab_size, cfg.seq_len, z_every_position=cfg.z_every_position, **arch)
-        self.encoder = SequenceEncoder(cfg.vocab_size, cfg.seq_len, 2 * cfg.latent_dim, **arch)
-        self.prior_net = SequenceEncoder(cfg.vocab_size, cfg.seq_len, 2 * cfg.latent_dim, **arch) if cfg.prior == 'conditional' else None
+        self.decoder, encoder = cfg.blocks()
+        self.encoder = encoder(2 * cfg.latent_dim)
+        self.prior_net = encoder(2 * cfg.latent_dim) if cfg.prior == 'conditional' else None
         self.to_prefix = nn.Linear(cfg.latent_dim, cfg.d_model)
         self.bow = nn.Linear(cfg.latent_dim, cfg.vocab_size)
 
@@ -71,7 +61,7 @@ class ContinuousCVAE(nn.Module):
             return z, z
         return self._gaussian(self.prior_net(context_ids))
 
-# %% ../nbs/07_continuous_cvae.ipynb #fa800ea3
+# %% ../nbs/07_continuous_cvae.ipynb #4231214f
 def continuous_forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
                        y_mask: Tensor, # (bs,T) bool
                        base_surprisal: Tensor, # (bs,) b from the frozen base model (or the oracle)
@@ -94,7 +84,7 @@ def continuous_forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; se
                           extras=dict(mu_q=mu_q, logvar_q=lv_q, mu_p=mu_p, logvar_p=lv_p, z=z[0]))
 ContinuousCVAE.forward = continuous_forward
 
-# %% ../nbs/07_continuous_cvae.ipynb #10dbeb98
+# %% ../nbs/07_continuous_cvae.ipynb #643aff17
 @torch.no_grad()
 def continuous_generate(self: ContinuousCVAE, input_ids: Tensor, y_mask: Tensor, # (bs,T): the context is read, y is only read for 'posterior'
                         source: str='prior', # 'prior' samples z ~ p(z|x); 'posterior' z ~ q(z|x,y) (a reconstruction view)

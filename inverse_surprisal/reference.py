@@ -7,7 +7,7 @@ __all__ = ['FORMAT_VERSION', 'BaseSurprisal', 'base_surprisal', 'model_fingerpri
            'CacheError', 'StaleCacheError', 'BaseSurprisalCache', 'ScoredExamples', 'score_dataset',
            'scoring_provenance', 'build_cache', 'WithBaseSurprisal']
 
-# %% ../nbs/02_reference.ipynb #eb844a39
+# %% ../nbs/02_reference.ipynb #853688ae
 import hashlib
 import itertools
 import json
@@ -28,7 +28,7 @@ from tqdm.auto import tqdm
 
 from .losses import _as_y_mask, _check_positive_number, _check_tensor
 
-# %% ../nbs/02_reference.ipynb #9a88ab0f
+# %% ../nbs/02_reference.ipynb #3a2b75ce
 class BaseSurprisal(NamedTuple):
     "Base surprisal of a batch, in nats."
     example: Tensor # (bs,) b(x,y), summed over the y tokens
@@ -51,7 +51,7 @@ def _check_scoring_inputs(input_ids, y_mask, attention_mask):
         if off.any(): raise ValueError(f"y_mask marks padding (attention_mask 0) as y at (example, position) {off.nonzero()[0].tolist()}")
     return y_mask
 
-# %% ../nbs/02_reference.ipynb #a053f592
+# %% ../nbs/02_reference.ipynb #8d8d785a
 def _logits_of(out, shape) -> Tensor:
     "The logits of a model's output: a tensor, or an object with `.logits` (Hugging Face), of `shape` (bs,T,V)."
     logits = getattr(out, 'logits', out)
@@ -84,7 +84,7 @@ def _y_token_surprisal(logits, input_ids, y_mask, chunk_elements) -> Tensor:
         raise ValueError(f"the model's logits give a non-finite surprisal at (example, position) {(~torch.isfinite(out)).nonzero()[0].tolist()}")
     return out
 
-# %% ../nbs/02_reference.ipynb #7eccaccb
+# %% ../nbs/02_reference.ipynb #42274ab7
 def base_surprisal(model: nn.Module, # causal LM: returns logits (bs,T,V) or an output with `.logits`
                    input_ids: Tensor, # (bs,T) token ids, exactly as training sees them
                    y_mask: Tensor, # (bs,T) bool, True on the y tokens (never position 0)
@@ -105,7 +105,7 @@ def base_surprisal(model: nn.Module, # causal LM: returns logits (bs,T,V) or an 
     token = token.clone()   # a normal tensor, usable as a constant outside inference mode
     return BaseSurprisal(token.sum(1), token)
 
-# %% ../nbs/02_reference.ipynb #4b33b33f
+# %% ../nbs/02_reference.ipynb #370c58a8
 def model_fingerprint(model: nn.Module, # any module; `.config.to_dict()` is hashed too when present
                      ) -> str: # sha256 hex digest
     "Content hash of a model's class, config and weights."
@@ -119,7 +119,7 @@ def model_fingerprint(model: nn.Module, # any module; `.config.to_dict()` is has
         h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
     return h.hexdigest()
 
-# %% ../nbs/02_reference.ipynb #28209914
+# %% ../nbs/02_reference.ipynb #21992ca6
 _FROZEN = {}  # id(parameter) -> (weakref to it, its name), for every parameter a FrozenBaseModel froze
 
 def _refuse_grad(grad):
@@ -136,7 +136,7 @@ def _refuse_frozen_params(optimizer, args, kwargs):
 
 _HOOK = []
 
-# %% ../nbs/02_reference.ipynb #daeefe78
+# %% ../nbs/02_reference.ipynb #361b2a1d
 class FrozenBaseModel(nn.Module):
     "A causal LM frozen as a z-free base model: no gradient, no optimizer, always eval, fingerprinted."
     def __init__(self, model: nn.Module): # the base model; its parameters are frozen in place
@@ -169,7 +169,7 @@ class FrozenBaseModel(nn.Module):
         self.assert_frozen()
         with torch.inference_mode(): return self.model(*args, **kwargs)
 
-# %% ../nbs/02_reference.ipynb #ac961609
+# %% ../nbs/02_reference.ipynb #db6ec2ea
 def _example_fields(item, position) -> tuple:
     "(input_ids, y_mask) of one dataset item: a mapping with those keys, or a tuple/list starting with them."
     if isinstance(item, Mapping):
@@ -191,7 +191,7 @@ def example_fingerprint(input_ids: Tensor, # (T,) token ids of one example, unpa
     h.update(ids.tobytes()); h.update(np.packbits(y_mask.detach().cpu().numpy().astype(bool, copy=False)).tobytes())
     return h.digest()[:16]
 
-# %% ../nbs/02_reference.ipynb #fac8e39b
+# %% ../nbs/02_reference.ipynb #cc5414f3
 _MAGIC = b'ISCACHE\x01'
 FORMAT_VERSION = 1
 _ALIGN = 64
@@ -209,7 +209,7 @@ def _sha256_chunked(a: np.ndarray, chunk=1 << 26) -> str:
     for s in range(0, mv.nbytes, chunk): h.update(mv[s:s + chunk])
     return h.hexdigest()
 
-# %% ../nbs/02_reference.ipynb #5d5add07
+# %% ../nbs/02_reference.ipynb #45263b63
 def _write_cache_file(path: Path, header: dict, arrays: dict):
     "Write `header` and `arrays` to `path` atomically (temporary file + fsync + rename)."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -234,7 +234,7 @@ def _write_cache_file(path: Path, header: dict, arrays: dict):
         if os.path.exists(tmp): os.unlink(tmp)
         raise
 
-# %% ../nbs/02_reference.ipynb #0360fbd9
+# %% ../nbs/02_reference.ipynb #fa5d5986
 def _read_cache_file(path: Path, verify: bool=True) -> tuple:
     "(header, {name: memmap}) of a cache file; `verify` checks every array's sha256."
     path = Path(path)
@@ -257,7 +257,7 @@ def _read_cache_file(path: Path, verify: bool=True) -> tuple:
         arrays[e['name']] = a
     return header, arrays
 
-# %% ../nbs/02_reference.ipynb #e6088745
+# %% ../nbs/02_reference.ipynb #a0b69245
 def _as_keys(fingerprints) -> np.ndarray:
     "Fingerprints (bytes, a list of bytes, or an S16 array) as an (m,) S16 array."
     if isinstance(fingerprints, bytes): fingerprints = [fingerprints]
@@ -315,7 +315,7 @@ class BaseSurprisalCache:
         if len(b) == 0: raise ValueError("base_mean needs at least one example, got none")
         return _check_positive_number('base_mean', float(np.mean(b, dtype=np.float64)))
 
-# %% ../nbs/02_reference.ipynb #e89e7d83
+# %% ../nbs/02_reference.ipynb #23a0355b
 def _dist_info() -> tuple:
     "(rank, world_size), (0, 1) outside torch.distributed."
     return (dist.get_rank(), dist.get_world_size()) if dist.is_available() and dist.is_initialized() else (0, 1)
@@ -331,7 +331,7 @@ def _all_gather_cat(t: Tensor) -> Tensor:
     dist.all_gather(parts, torch.cat([t, t.new_zeros(n - len(t))]))
     return torch.cat([p[:int(s.item())] for p, s in zip(parts, sizes)]).cpu()
 
-# %% ../nbs/02_reference.ipynb #a9fb4263
+# %% ../nbs/02_reference.ipynb #e2d5eceb
 class ScoredExamples(NamedTuple):
     "Scores of examples in dataset order: b per example and the y-token surprisals, ragged."
     fingerprints: np.ndarray # (n,) S16 content keys
@@ -345,7 +345,7 @@ def _pad_batch(examples, pad_id):
     return (pad([i.long() for i, _ in examples], batch_first=True, padding_value=pad_id),
             pad([m.bool() for _, m in examples], batch_first=True, padding_value=False))
 
-# %% ../nbs/02_reference.ipynb #02d3ce75
+# %% ../nbs/02_reference.ipynb #a281ded4
 def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval mode
                   dataset, # sequence of items with input_ids (T,) and y_mask (T,)
                   batch_size: int=64, # examples per batch after length bucketing
@@ -374,7 +374,7 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
     if world > 1: idx, ex, n_y, tok = (_all_gather_cat(t) for t in (idx, ex, n_y, tok))
     return _in_dataset_order(fps, idx.numpy(), ex.numpy(), n_y.numpy(), tok.numpy())
 
-# %% ../nbs/02_reference.ipynb #45811d95
+# %% ../nbs/02_reference.ipynb #ba0ca525
 def _in_dataset_order(fps, idx, ex, n_y, tok) -> ScoredExamples:
     "Results scored in batch order (dataset positions `idx`) rearranged into dataset order."
     n = len(fps)
@@ -387,7 +387,7 @@ def _in_dataset_order(fps, idx, ex, n_y, tok) -> ScoredExamples:
     token[np.repeat(offsets[idx] - src, n_y) + np.arange(len(tok))] = tok  # each token to its example's place
     return ScoredExamples(fps, example, offsets, token)
 
-# %% ../nbs/02_reference.ipynb #389ef095
+# %% ../nbs/02_reference.ipynb #d34b4874
 def scoring_provenance(model: nn.Module, # the base model (a FrozenBaseModel or any module)
                        pad_id: int=0, # the padding id used when scoring
                       ) -> dict:
@@ -396,7 +396,7 @@ def scoring_provenance(model: nn.Module, # the base model (a FrozenBaseModel or 
     return dict(model=fp, shift='token t scored by logits at t-1', log_softmax='float32 or wider', padding='right',
                 pad_id=int(pad_id), format=FORMAT_VERSION)
 
-# %% ../nbs/02_reference.ipynb #c6d35608
+# %% ../nbs/02_reference.ipynb #6bd9e0bd
 def build_cache(model: nn.Module, # the base model; wrap it in FrozenBaseModel to have it asserted frozen
                 dataset, # sequence of items with input_ids (T,) and y_mask (T,)
                 path, # the cache file
@@ -425,7 +425,7 @@ def build_cache(model: nn.Module, # the base model; wrap it in FrozenBaseModel t
     if world > 1: dist.barrier()
     return BaseSurprisalCache(path, prov)
 
-# %% ../nbs/02_reference.ipynb #1c525ab4
+# %% ../nbs/02_reference.ipynb #b7d3b94a
 class _Subset:
     "The items of `dataset` at `positions`."
     def __init__(self, dataset, positions): self.dataset, self.positions = dataset, positions
@@ -446,7 +446,7 @@ def _merged_arrays(old, new: ScoredExamples) -> dict:
     token = np.concatenate([token_all[starts[i]:starts[i] + counts[i]] for i in first]) if len(first) else np.zeros(0, np.float32)
     return dict(keys=keys, example=example[first], offsets=offsets, token=token.astype(np.float32))
 
-# %% ../nbs/02_reference.ipynb #f9f20131
+# %% ../nbs/02_reference.ipynb #40b8a858
 class WithBaseSurprisal(torch.utils.data.Dataset):
     "`dataset` with each item's cached base surprisal attached, looked up by content."
     def __init__(self, dataset, # items with input_ids (T,) and y_mask (T,)
@@ -459,8 +459,8 @@ class WithBaseSurprisal(torch.utils.data.Dataset):
     def __getitem__(self, i):
         item = self.dataset[i]
         ids, mask = _example_fields(item, i)
-        fp = example_fingerprint(ids, mask)
+        c, r = self.cache, self.cache.rows([example_fingerprint(ids, mask)])[0]   # one lookup serves both values
         token = torch.zeros(len(ids), dtype=torch.float32)
-        token[mask.bool()] = self.cache.token_surprisal(fp)
+        token[mask.bool()] = torch.from_numpy(np.array(c.token[c.offsets[r]:c.offsets[r + 1]]))
         fields = dict(item) if isinstance(item, Mapping) else dict(input_ids=ids, y_mask=mask)
-        return dict(fields, base_surprisal=self.cache.lookup([fp])[0], base_token_surprisal=token)
+        return dict(fields, base_surprisal=torch.tensor(float(c.example[r]), dtype=torch.float64), base_token_surprisal=token)

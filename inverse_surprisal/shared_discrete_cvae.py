@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['SharedDiscreteCVAEConfig', 'SharedDiscreteCVAE', 'discrete_forward', 'discrete_generate']
 
-# %% ../nbs/08_shared_discrete_cvae.ipynb #7a886886
+# %% ../nbs/08_shared_discrete_cvae.ipynb #2c5f1202
 import math
 from dataclasses import dataclass
 
@@ -13,35 +13,26 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .nn import (CausalTransformer, SequenceEncoder, bag_of_words_nll, check_cvae_batch, sample_continuation,
-                                  sequence_nll, split_context)
+from .nn import (CVAEArchConfig, bag_of_words_nll, check_cvae_batch, sample_continuation, sequence_nll,
+                                  split_context)
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
 
-# %% ../nbs/08_shared_discrete_cvae.ipynb #19d30551
+# %% ../nbs/08_shared_discrete_cvae.ipynb #f3019a5a
 @dataclass
-class SharedDiscreteCVAEConfig:
-    "Architecture of the shared discrete CVAE."
-    vocab_size: int # token ids of [x ; sep ; y]
-    seq_len: int # length of [x ; sep ; y]
+class SharedDiscreteCVAEConfig(CVAEArchConfig):
+    "Architecture of the shared discrete CVAE (vocabulary, length and blocks from `CVAEArchConfig`)."
     code_sizes: tuple=(4, 3) # classes per code, each >= 2
     prior: str='conditional' # 'conditional' p(z|x) or 'uniform'
     exact_max_classes: int=64 # enumerate exactly up to this many joint classes, Gumbel-softmax beyond
     tau_start: float=1.0 # Gumbel temperature at step 0
     tau_min: float=0.3 # floor of the temperature
     tau_decay: float=1e-3 # tau(step) = max(tau_min, tau_start * exp(-tau_decay * step))
-    d_model: int=64
-    n_layers: int=2
-    n_heads: int=4
-    dropout: float=0.0
-    z_every_position: bool=True # add z to every decoder position as well as the prefix
 
     def __post_init__(self):
         self.code_sizes = tuple(self.code_sizes)
         if not self.code_sizes or any(not isinstance(k, int) or k < 2 for k in self.code_sizes):
             raise ValueError(f"code_sizes must be one or more ints >= 2, got {self.code_sizes!r}")
-        for name in ('vocab_size', 'seq_len', 'exact_max_classes', 'd_model', 'n_layers', 'n_heads'):
-            v = getattr(self, name)
-            if not isinstance(v, int) or v < 1: raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+        self._check_ints('exact_max_classes')
         if self.prior not in ('conditional', 'uniform'): raise ValueError(f"prior must be 'conditional' or 'uniform', got {self.prior!r}")
         if not (0 < self.tau_min <= self.tau_start) or self.tau_decay < 0:
             raise ValueError(f"need 0 < tau_min <= tau_start and tau_decay >= 0, got {self.tau_min}, {self.tau_start}, {self.tau_decay}")
@@ -50,17 +41,16 @@ class SharedDiscreteCVAEConfig:
     def n_joint(self) -> int: return math.prod(self.code_sizes)
     def tau_at(self, step: int) -> float: return max(self.tau_min, self.tau_start * math.exp(-self.tau_decay * step))
 
-# %% ../nbs/08_shared_discrete_cvae.ipynb #7d6e5be4
+# %% ../nbs/08_shared_discrete_cvae.ipynb #5a268038
 class SharedDiscreteCVAE(nn.Module):
     "Conditional VAE with categorical codes shared by every y position; one prefix embedding per code."
     def __init__(self, cfg: SharedDiscreteCVAEConfig, objective: ObjectiveConfig):
         super().__init__()
         self.cfg, self.objective = cfg, objective
-        arch = dict(d_model=cfg.d_model, n_layers=cfg.n_layers, n_heads=cfg.n_heads, dropout=cfg.dropout)
         n_logits = sum(cfg.code_sizes)
-        self.decoder = CausalTransformer(cfg.vocab_size, cfg.seq_len, z_every_position=cfg.z_every_position, **arch)
-        self.encoder = SequenceEncoder(cfg.vocab_size, cfg.seq_len, n_logits, **arch)
-        self.prior_net = SequenceEncoder(cfg.vocab_size, cfg.seq_len, n_logits, **arch) if cfg.prior == 'conditional' else None
+        self.decoder, encoder = cfg.blocks()
+        self.encoder = encoder(n_logits)
+        self.prior_net = encoder(n_logits) if cfg.prior == 'conditional' else None
         self.code_emb = nn.ModuleList(nn.Embedding(k, cfg.d_model) for k in cfg.code_sizes)
         self.bow = nn.Linear(cfg.d_model, cfg.vocab_size)
         self.register_buffer('joint_grid', torch.cartesian_prod(*[torch.arange(k) for k in cfg.code_sizes]).reshape(-1, len(cfg.code_sizes)))
@@ -76,7 +66,7 @@ class SharedDiscreteCVAE(nn.Module):
     def prefix(self, onehots: list) -> Tensor: # (bs, M, d): one embedding per code from (soft or hard) one-hots
         return torch.stack([oh @ emb.weight for oh, emb in zip(onehots, self.code_emb)], 1)
 
-# %% ../nbs/08_shared_discrete_cvae.ipynb #7b44076a
+# %% ../nbs/08_shared_discrete_cvae.ipynb #f10ea78b
 def _exact_reconstruction(self, input_ids, y_mask, log_q):
     "l = sum_c q(c) l(c) by one decoder pass per joint class: (l (bs,), token nll (bs,T), bow nll (bs,), log q(c) (bs,C))."
     bs, C, grid = len(input_ids), self.cfg.n_joint, self.joint_grid
@@ -99,7 +89,7 @@ def _gumbel_reconstruction(self, input_ids, y_mask, log_q, tau):
 
 SharedDiscreteCVAE._exact_reconstruction, SharedDiscreteCVAE._gumbel_reconstruction = _exact_reconstruction, _gumbel_reconstruction
 
-# %% ../nbs/08_shared_discrete_cvae.ipynb #8922f16f
+# %% ../nbs/08_shared_discrete_cvae.ipynb #5ecffd4c
 def discrete_forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
                      y_mask: Tensor, # (bs,T) bool
                      base_surprisal: Tensor, # (bs,) b
@@ -120,7 +110,7 @@ def discrete_forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; 
                           extras=dict(log_q=log_q, log_p=log_p, exact=exact, sample=sample))
 SharedDiscreteCVAE.forward = discrete_forward
 
-# %% ../nbs/08_shared_discrete_cvae.ipynb #d0df54a7
+# %% ../nbs/08_shared_discrete_cvae.ipynb #95d14140
 @torch.no_grad()
 def discrete_generate(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor, # (bs,T)
                       source: str='prior', # 'prior' z ~ p(z|x); 'posterior' z ~ q(z|x,y)

@@ -7,7 +7,7 @@ __all__ = ['PRESETS', 'SUMMARY_KEYS', 'TaskConfig', 'ModelConfig', 'RunConfig', 
            'load_config', 'build_model', 'build_base', 'save_checkpoint', 'load_checkpoint', 'Trainer', 'train_base',
            'base_surprisals', 'evaluate', 'fit', 'summary_table', 'write_figures', 'main', 'cli']
 
-# %% ../nbs/09_train.ipynb #83c486b7
+# %% ../nbs/09_train.ipynb #c1d93a13
 import argparse
 import dataclasses
 import hashlib
@@ -36,7 +36,7 @@ from .reference import FrozenBaseModel, WithBaseSurprisal, _dist_info, build_cac
 from .shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig
 from .synthetic import SyntheticDataset, SyntheticTask
 
-# %% ../nbs/09_train.ipynb #34871006
+# %% ../nbs/09_train.ipynb #a8095d4f
 @dataclass
 class TaskConfig:
     "The synthetic task (see the synthetic notebook)."
@@ -60,7 +60,7 @@ class ModelConfig:
     n_heads: int=4
     z_every_position: bool=True
 
-# %% ../nbs/09_train.ipynb #a9e5a7dc
+# %% ../nbs/09_train.ipynb #2c28a955
 @dataclass
 class RunConfig:
     "A whole run: task, model, objective and optimisation."
@@ -91,7 +91,7 @@ class RunConfig:
         for name in ('lr', 'base_lr'):
             if not (isinstance(getattr(self, name), (int, float)) and getattr(self, name) > 0): raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
 
-# %% ../nbs/09_train.ipynb #23af0297
+# %% ../nbs/09_train.ipynb #c9546c71
 PRESETS = {
     'demo': dict(steps=600, base_steps=1500, eval_every=150, n_train=20000,
                  objective=dict(recon='plain', beta=1.0, hold_steps=400, warmup_steps=200)),
@@ -108,11 +108,11 @@ def _from_dict(cls, d: dict, path: str=''):
     known = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(d) - set(known))
     if unknown: raise ValueError(f"unknown config key(s) {[f'{path}{k}' for k in unknown]}; known: {sorted(known)}")
-    kw = {}
+    defaults, kw = cls(), {}
     for k, v in d.items():
-        default = getattr(cls(), k) if k not in ('task', 'model', 'objective') or cls is not RunConfig else None
-        sub = {'task': TaskConfig, 'model': ModelConfig, 'objective': ObjectiveConfig}.get(k) if cls is RunConfig else None
-        kw[k] = _from_dict(sub, v, f'{path}{k}.') if sub else (tuple(v) if isinstance(default, tuple) else v)
+        default = getattr(defaults, k)
+        if dataclasses.is_dataclass(default): kw[k] = _from_dict(type(default), v, f'{path}{k}.')
+        else: kw[k] = tuple(v) if isinstance(default, tuple) and isinstance(v, list) else v
     return cls(**kw)
 
 def make_config(preset: str='demo', overrides: dict=None) -> RunConfig:
@@ -127,7 +127,7 @@ def _merge(base: dict, upd: dict) -> dict:
     for k, v in upd.items(): out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
     return out
 
-# %% ../nbs/09_train.ipynb #9fc780eb
+# %% ../nbs/09_train.ipynb #3ddceffd
 def parse_override(item: str) -> dict:
     "`'objective.beta=0.5'` -> `{'objective': {'beta': 0.5}}`; values are JSON (strings may be bare)."
     if '=' not in item: raise ValueError(f"an override must look like key.path=value, got {item!r}")
@@ -158,23 +158,24 @@ def _atomic_write_bytes(path: Path, data: bytes):
         if os.path.exists(tmp): os.unlink(tmp)
         raise
 
-# %% ../nbs/09_train.ipynb #2731a702
+# %% ../nbs/09_train.ipynb #f4ff8ff1
 def build_model(cfg: RunConfig, task: SyntheticTask) -> nn.Module:
     "The configured CVAE for the task's token sequences."
-    m, T = cfg.model, 2 * task.length + 2
-    arch = dict(d_model=m.d_model, n_layers=m.n_layers, n_heads=m.n_heads, z_every_position=m.z_every_position)
+    m = cfg.model
+    arch = dict(vocab_size=task.n_tokens, seq_len=2 * task.length + 2, d_model=m.d_model, n_layers=m.n_layers,
+                n_heads=m.n_heads, z_every_position=m.z_every_position)
     if m.family == 'discrete':
         prior = 'uniform' if m.prior == 'uniform' else 'conditional'
-        return SharedDiscreteCVAE(SharedDiscreteCVAEConfig(task.n_tokens, T, tuple(m.code_sizes), prior, m.exact_max_classes, **arch), cfg.objective)
+        return SharedDiscreteCVAE(SharedDiscreteCVAEConfig(code_sizes=tuple(m.code_sizes), prior=prior, exact_max_classes=m.exact_max_classes, **arch), cfg.objective)
     prior = 'standard' if m.prior == 'standard' else 'conditional'
-    return ContinuousCVAE(ContinuousCVAEConfig(task.n_tokens, T, m.latent_dim, prior, m.n_samples, **arch), cfg.objective)
+    return ContinuousCVAE(ContinuousCVAEConfig(latent_dim=m.latent_dim, prior=prior, n_samples=m.n_samples, **arch), cfg.objective)
 
 def build_base(cfg: RunConfig, task: SyntheticTask) -> CausalTransformer:
     "The z-free base model: the CVAE's decoder without a latent."
     m = cfg.model
     return CausalTransformer(task.n_tokens, 2 * task.length + 2, m.d_model, m.n_layers, m.n_heads)
 
-# %% ../nbs/09_train.ipynb #5c5bf937
+# %% ../nbs/09_train.ipynb #20bb12c7
 _CKPT_MAGIC = b'ISCKPT01'
 
 def _rng_state(data_gen: torch.Generator) -> dict:
@@ -201,7 +202,7 @@ def load_checkpoint(path) -> dict:
     if hashlib.sha256(payload).digest() != raw[8:40]: raise ValueError(f"{path} fails its checksum: the checkpoint was modified or truncated")
     return torch.load(io.BytesIO(payload), weights_only=True)
 
-# %% ../nbs/09_train.ipynb #11b71bab
+# %% ../nbs/09_train.ipynb #dfd001ca
 def _batch_indices(gen: torch.Generator, n: int, batch_size: int, rank: int, world: int) -> torch.Tensor:
     "This process's slice of the next global batch (the generator advances identically on every rank)."
     idx = torch.randint(0, n, (batch_size,), generator=gen)
@@ -217,7 +218,7 @@ def _global_mean(value: torch.Tensor, count: int) -> float:
 def _wrap(model: nn.Module) -> nn.Module:
     return nn.parallel.DistributedDataParallel(model) if dist.is_available() and dist.is_initialized() else model
 
-# %% ../nbs/09_train.ipynb #dd993ba5
+# %% ../nbs/09_train.ipynb #9f38b7c1
 class Trainer:
     "The whole pipeline of one run directory: base model, cached b, CVAE training, evaluation, checkpoints."
     def __init__(self, cfg: RunConfig, out, # run directory
@@ -236,7 +237,7 @@ class Trainer:
 
     def _bar(self, total, desc): return tqdm(total=total, desc=desc, disable=not self.progress or self.rank != 0, leave=False)
 
-# %% ../nbs/09_train.ipynb #2576eac9
+# %% ../nbs/09_train.ipynb #d01e60b0
 def train_base(self: Trainer) -> CausalTransformer:
     "Fit the z-free base model on the training set's y regions (or load it), then freeze it."
     cfg, path = self.cfg, self.out / 'base.ckpt'
@@ -260,7 +261,7 @@ def train_base(self: Trainer) -> CausalTransformer:
     return FrozenBaseModel(base)
 Trainer.train_base = train_base
 
-# %% ../nbs/09_train.ipynb #cc6b425b
+# %% ../nbs/09_train.ipynb #89a69643
 def _served(self: Trainer, ds: SyntheticDataset, cache) -> tuple:
     "(b (n,), token surprisal (n,T)) for a dataset, read back by content from the cache."
     served = WithBaseSurprisal(ds, cache)
@@ -284,7 +285,7 @@ def base_surprisals(self: Trainer) -> dict:
     return out
 Trainer._served, Trainer.base_surprisals = _served, base_surprisals
 
-# %% ../nbs/09_train.ipynb #67bff3f3
+# %% ../nbs/09_train.ipynb #41b6236d
 @torch.no_grad()
 def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, step: int) -> dict:
     "Held-out metrics against the oracle."
@@ -317,7 +318,7 @@ def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, s
     return res
 Trainer.evaluate = evaluate
 
-# %% ../nbs/09_train.ipynb #935e357f
+# %% ../nbs/09_train.ipynb #e50bd001
 def fit(self: Trainer, resume: bool=False) -> dict:
     "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
     cfg, out = self.cfg, self.out
@@ -373,7 +374,7 @@ def _truncate_log(path: Path, step: int):
             or (json.loads(l)['phase'] == 'eval' and json.loads(l)['step'] <= step)]
     _atomic_write_bytes(path, ''.join(l + '\n' for l in keep).encode())
 
-# %% ../nbs/09_train.ipynb #230d90b7
+# %% ../nbs/09_train.ipynb #6457b9c8
 SUMMARY_KEYS = ('oracle_information', 'information_gain', 'base_gap_per_token', 'kl', 'nmi_joint', 'nmi_transform',
                 'nmi_rotation', 'mig', 'efficiency', 'wall_seconds')
 
@@ -405,7 +406,7 @@ def write_figures(out) -> list:
     fig.savefig(paths[0], dpi=80); plt.close(fig)
     return paths
 
-# %% ../nbs/09_train.ipynb #f7c10296
+# %% ../nbs/09_train.ipynb #864cc8d8
 def _train_parser(p):
     p.add_argument('--preset', default='demo', choices=sorted(PRESETS), help='named configuration')
     p.add_argument('--config', help='a config.json to start from instead of a preset')
@@ -429,7 +430,7 @@ def _config_from_args(a) -> RunConfig:
     if a.config: return _from_dict(RunConfig, _merge(asdict(load_config(a.config)), over))
     return make_config(a.preset, over)
 
-# %% ../nbs/09_train.ipynb #852a6212
+# %% ../nbs/09_train.ipynb #b45e6d33
 def _init_distributed():
     if 'RANK' in os.environ and 'WORLD_SIZE' in os.environ and not dist.is_initialized():
         dist.init_process_group('nccl' if torch.cuda.is_available() else 'gloo')
@@ -460,14 +461,23 @@ def main(argv=None):
     for recon in ('plain', 'example', 'distribution', 'token'):
         for seed in a.seeds:
             c = _from_dict(RunConfig, _merge(asdict(cfg), dict(seed=seed, objective=dict(recon=recon))))
-            m = Trainer(c, Path(a.out) / f'{recon}-seed{seed}', progress=not a.no_progress).fit(resume=a.resume)
+            out = Path(a.out) / f'{recon}-seed{seed}'
+            if recon != 'plain' and rank == 0: _share_base(Path(a.out) / f'plain-seed{seed}', out)
+            if dist.is_available() and dist.is_initialized(): dist.barrier()
+            m = Trainer(c, out, progress=not a.no_progress).fit(resume=a.resume)
             rows.append(dict(recon=recon, seed=seed, **{k: m.get(k) for k in SUMMARY_KEYS}))
     if rank == 0:
         table = _markdown_table(rows)
         _atomic_write_bytes(Path(a.out) / 'compare.md', table.encode()); print(table)
     return rows
 
-# %% ../nbs/09_train.ipynb #e45d224d
+# %% ../nbs/09_train.ipynb #d90ff086
+def _share_base(src: Path, dest: Path):
+    "The same seed trains the same base model: give `dest` the base checkpoint and caches of `src` instead of training it again."
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ('base.ckpt', 'base_train.iscache', 'base_eval.iscache'):
+        if (src / name).exists() and not (dest / name).exists(): _atomic_write_bytes(dest / name, (src / name).read_bytes())
+
 def _markdown_table(rows: list) -> str:
     fmt = lambda v: 'n/a' if v is None else f'{v:.3f}' if isinstance(v, float) else str(v)
     keys = list(rows[0])
@@ -481,7 +491,7 @@ def _report(run: Path):
     _atomic_write_bytes(run / 'report.md', text.encode()); print(text)
     return metrics
 
-# %% ../nbs/09_train.ipynb #59e53ff3
+# %% ../nbs/09_train.ipynb #f326450e
 def cli():
     "Console-script entry point (returns nothing, so the exit status is 0 on success)."
     main()

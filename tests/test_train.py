@@ -87,3 +87,11 @@ def test_two_processes_match_one(uninterrupted, tmp_path):
         assert [r['step'] for r in a] == [r['step'] for r in b]
         for ra, rb in zip(a, b): assert abs(ra['loss'] - rb['loss']) <= 1e-4 * abs(ra['loss']), (phase, ra, rb)
     assert (out / 'metrics.json').exists() and not list(out.glob('.*.tmp'))
+
+def test_compare_trains_each_base_once(tmp_path):
+    res = run(*CLI, 'compare', '--preset', 'tiny', '--out', tmp_path, '--no-progress')
+    assert all(f'| {r} | 0 |' in res.stdout for r in ('plain', 'example', 'distribution', 'token'))
+    assert (tmp_path / 'compare.md').exists()
+    base_lines = {r: sum(json.loads(l)['phase'] == 'base' for l in (tmp_path / f'{r}-seed0' / 'metrics.jsonl').read_text().splitlines())
+                  for r in ('plain', 'example', 'distribution', 'token')}
+    assert base_lines['plain'] > 0 and base_lines['example'] == base_lines['distribution'] == base_lines['token'] == 0
