@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from .nn import (CVAEArchConfig, bag_of_words_nll, check_cvae_batch, sample_continuation, sequence_nll,
+from .nn import (CVAEArchConfig, check_cvae_batch, sample_continuation, sequence_nll,
                                   split_context)
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
 
@@ -44,11 +44,10 @@ class ContinuousCVAE(nn.Module):
     def __init__(self, cfg: ContinuousCVAEConfig, objective: ObjectiveConfig):
         super().__init__()
         self.cfg, self.objective = cfg, objective
-        self.decoder, encoder = cfg.blocks()
-        self.encoder = encoder(2 * cfg.latent_dim)
-        self.prior_net = encoder(2 * cfg.latent_dim) if cfg.prior == 'conditional' else None
+        self.decoder, self.encoder = cfg.make_decoder(), cfg.make_encoder(2 * cfg.latent_dim)
+        self.prior_net = cfg.make_encoder(2 * cfg.latent_dim, context_only=True) if cfg.prior == 'conditional' else None
         self.to_prefix = nn.Linear(cfg.latent_dim, cfg.d_model)
-        self.bow = nn.Linear(cfg.latent_dim, cfg.vocab_size)
+        self.aux_head = cfg.make_aux_head(cfg.latent_dim)
 
     def _gaussian(self, params):
         mu, logvar = params.chunk(2, -1)
@@ -78,7 +77,7 @@ def continuous_forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; se
     z = mu_q + (0.5 * lv_q).exp() * torch.randn(S, *mu_q.shape, device=mu_q.device)        # (S,bs,D)
     l, tok = sequence_nll(self.decoder, input_ids.repeat(S, 1), y_mask.repeat(S, 1), self.to_prefix(z.reshape(S * bs, -1))[:, None])
     l, tok = l.view(S, bs).mean(0), tok.view(S, bs, -1).mean(0)
-    aux = bag_of_words_nll(self.bow(z.reshape(S * bs, -1)), input_ids.repeat(S, 1), y_mask.repeat(S, 1)).view(S, bs).mean(0)
+    aux = self.aux_head(z.reshape(S * bs, -1), input_ids.repeat(S, 1), y_mask.repeat(S, 1)).view(S, bs).mean(0)
     kl_units = gaussian_kl(mu_q, lv_q, mu_p, lv_p)
     return cvae_objective(self.objective, step, l, tok, y_mask, kl_units, base_surprisal, base_token_surprisal, base_mean, aux,
                           extras=dict(mu_q=mu_q, logvar_q=lv_q, mu_p=mu_p, logvar_p=lv_p, z=z[0]))

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .nn import (CVAEArchConfig, bag_of_words_nll, check_cvae_batch, sample_continuation, sequence_nll,
+from .nn import (CVAEArchConfig, check_cvae_batch, sample_continuation, sequence_nll,
                                   split_context)
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
 
@@ -48,11 +48,10 @@ class SharedDiscreteCVAE(nn.Module):
         super().__init__()
         self.cfg, self.objective = cfg, objective
         n_logits = sum(cfg.code_sizes)
-        self.decoder, encoder = cfg.blocks()
-        self.encoder = encoder(n_logits)
-        self.prior_net = encoder(n_logits) if cfg.prior == 'conditional' else None
+        self.decoder, self.encoder = cfg.make_decoder(), cfg.make_encoder(n_logits)
+        self.prior_net = cfg.make_encoder(n_logits, context_only=True) if cfg.prior == 'conditional' else None
         self.code_emb = nn.ModuleList(nn.Embedding(k, cfg.d_model) for k in cfg.code_sizes)
-        self.bow = nn.Linear(cfg.d_model, cfg.vocab_size)
+        self.aux_head = cfg.make_aux_head(cfg.d_model)
         self.register_buffer('joint_grid', torch.cartesian_prod(*[torch.arange(k) for k in cfg.code_sizes]).reshape(-1, len(cfg.code_sizes)))
 
     def _split(self, logits: Tensor) -> list: return [l.log_softmax(-1) for l in logits.split(self.cfg.code_sizes, -1)]
@@ -68,24 +67,24 @@ class SharedDiscreteCVAE(nn.Module):
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #f10ea78b
 def _exact_reconstruction(self, input_ids, y_mask, log_q):
-    "l = sum_c q(c) l(c) by one decoder pass per joint class: (l (bs,), token nll (bs,T), bow nll (bs,), log q(c) (bs,C))."
+    "l = sum_c q(c) l(c) by one decoder pass per joint class: (l (bs,), token nll (bs,T), aux nll (bs,), log q(c) (bs,C))."
     bs, C, grid = len(input_ids), self.cfg.n_joint, self.joint_grid
     log_qc = sum(lq[:, grid[:, m]] for m, lq in enumerate(log_q))                        # (bs,C)
     onehots = [F.one_hot(grid[:, m], k).float() for m, k in enumerate(self.cfg.code_sizes)]
     pre = self.prefix(onehots)                                                          # (C,M,d)
     ids, ym = input_ids.repeat_interleave(C, 0), y_mask.repeat_interleave(C, 0)
     l_c, tok_c = sequence_nll(self.decoder, ids, ym, pre.repeat(bs, 1, 1))
-    bow_c = bag_of_words_nll(self.bow(pre.sum(1)).repeat(bs, 1), ids, ym)
+    aux_c = self.aux_head(pre.sum(1).repeat(bs, 1), ids, ym)
     qc = log_qc.exp()
     return ((qc * l_c.view(bs, C)).sum(1), (qc[..., None] * tok_c.view(bs, C, -1)).sum(1),
-            (qc * bow_c.view(bs, C)).sum(1), log_qc)
+            (qc * aux_c.view(bs, C)).sum(1), log_qc)
 
 def _gumbel_reconstruction(self, input_ids, y_mask, log_q, tau):
     "Straight-through Gumbel-softmax: one hard sample per code, relaxed gradient."
     onehots = [F.gumbel_softmax(lq, tau=tau, hard=True) for lq in log_q]
     pre = self.prefix(onehots)
     l, tok = sequence_nll(self.decoder, input_ids, y_mask, pre)
-    return l, tok, bag_of_words_nll(self.bow(pre.sum(1)), input_ids, y_mask), onehots
+    return l, tok, self.aux_head(pre.sum(1), input_ids, y_mask), onehots
 
 SharedDiscreteCVAE._exact_reconstruction, SharedDiscreteCVAE._gumbel_reconstruction = _exact_reconstruction, _gumbel_reconstruction
 

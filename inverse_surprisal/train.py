@@ -59,6 +59,8 @@ class ModelConfig:
     n_layers: int=2
     n_heads: int=4
     z_every_position: bool=True
+    posterior_encoder: str='alignment' # 'alignment' | 'transformer'
+    aux_head: str='alignment' # 'alignment' | 'bow'
 
 # %% ../nbs/09_train.ipynb #2c28a955
 @dataclass
@@ -79,7 +81,7 @@ class RunConfig:
     log_every: int=25
     task: TaskConfig=field(default_factory=TaskConfig)
     model: ModelConfig=field(default_factory=ModelConfig)
-    objective: ObjectiveConfig=field(default_factory=lambda: ObjectiveConfig(recon='plain', beta=1.0, hold_steps=1000, warmup_steps=500))
+    objective: ObjectiveConfig=field(default_factory=lambda: ObjectiveConfig(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0))
 
     def __post_init__(self):
         if self.base not in ('learned', 'oracle'): raise ValueError(f"base must be 'learned' or 'oracle', got {self.base!r}")
@@ -94,9 +96,9 @@ class RunConfig:
 # %% ../nbs/09_train.ipynb #c9546c71
 PRESETS = {
     'demo': dict(steps=600, base_steps=1500, eval_every=150, n_train=20000,
-                 objective=dict(recon='plain', beta=1.0, hold_steps=400, warmup_steps=200)),
+                 objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
     'full': dict(steps=6000, base_steps=6000, eval_every=500, n_train=50000, n_eval=2000,
-                 objective=dict(recon='plain', beta=1.0, hold_steps=1500, warmup_steps=1000)),
+                 objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
     'tiny': dict(steps=12, base_steps=10, eval_every=6, log_every=3, n_train=256, n_eval=64, batch_size=16, base_batch_size=16,
                  task=dict(vocab_size=6, length=4, n_rotations=2), model=dict(d_model=16, n_layers=1, n_heads=2),
                  objective=dict(recon='plain', beta=1.0, hold_steps=4, warmup_steps=4)),
@@ -162,8 +164,8 @@ def _atomic_write_bytes(path: Path, data: bytes):
 def build_model(cfg: RunConfig, task: SyntheticTask) -> nn.Module:
     "The configured CVAE for the task's token sequences."
     m = cfg.model
-    arch = dict(vocab_size=task.n_tokens, seq_len=2 * task.length + 2, d_model=m.d_model, n_layers=m.n_layers,
-                n_heads=m.n_heads, z_every_position=m.z_every_position)
+    arch = dict(vocab_size=task.n_tokens, seq_len=2 * task.length + 2, y_len=task.length, d_model=m.d_model, n_layers=m.n_layers,
+                n_heads=m.n_heads, z_every_position=m.z_every_position, posterior_encoder=m.posterior_encoder, aux_head=m.aux_head)
     if m.family == 'discrete':
         prior = 'uniform' if m.prior == 'uniform' else 'conditional'
         return SharedDiscreteCVAE(SharedDiscreteCVAEConfig(code_sizes=tuple(m.code_sizes), prior=prior, exact_max_classes=m.exact_max_classes, **arch), cfg.objective)

@@ -10,7 +10,7 @@ from inverse_surprisal.synthetic import SyntheticDataset, SyntheticTask
 TASK = SyntheticTask(vocab_size=6, length=4, n_rotations=2)
 DS = SyntheticDataset(TASK, 16, seed=0)
 T = DS.input_ids.shape[1]
-ARCH = dict(d_model=16, n_layers=1, n_heads=2)
+ARCH = dict(y_len=TASK.length, d_model=16, n_layers=1, n_heads=2)
 
 def discrete(**kw):
     torch.manual_seed(0)
@@ -21,10 +21,10 @@ def continuous(**kw):
     return ContinuousCVAE(ContinuousCVAEConfig(TASK.n_tokens, T, **{**ARCH, **kw}), ObjectiveConfig(recon='plain'))
 
 @pytest.mark.parametrize('make,kw,msg', [
-    (lambda **k: SharedDiscreteCVAEConfig(10, 18, **k), dict(code_sizes=(4, 1)), "code_sizes must be one or more ints >= 2"),
-    (lambda **k: SharedDiscreteCVAEConfig(10, 18, **k), dict(prior='learned'), "prior must be 'conditional' or 'uniform'"),
-    (lambda **k: SharedDiscreteCVAEConfig(10, 18, **k), dict(tau_min=2.0), "tau_min <= tau_start"),
-    (lambda **k: ContinuousCVAEConfig(10, 18, **k), dict(n_samples=0), "n_samples must be an int >= 1"),
+    (lambda **k: SharedDiscreteCVAEConfig(10, 18, y_len=8, **k), dict(code_sizes=(4, 1)), "code_sizes must be one or more ints >= 2"),
+    (lambda **k: SharedDiscreteCVAEConfig(10, 18, y_len=8, **k), dict(prior='learned'), "prior must be 'conditional' or 'uniform'"),
+    (lambda **k: SharedDiscreteCVAEConfig(10, 18, y_len=8, **k), dict(tau_min=2.0), "tau_min <= tau_start"),
+    (lambda **k: ContinuousCVAEConfig(10, 18, y_len=8, **k), dict(n_samples=0), "n_samples must be an int >= 1"),
     (lambda **k: ObjectiveConfig(**k), dict(beta=-0.1), "beta must be a finite number >= 0"),
     (lambda **k: ObjectiveConfig(**k), dict(eps=0.0), "eps must be a finite number > 0"),
     (lambda **k: ObjectiveConfig(**k), dict(recon='mutual-information'), "recon must be one of"),
