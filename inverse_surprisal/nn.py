@@ -67,14 +67,24 @@ class SequenceEncoder(nn.Module):
         return self.out((h * m[..., None]).sum(1) / m.sum(1, keepdim=True))
 
 # %% ../nbs/05_nn.ipynb #3d361010
+def _check_y_len(y_len: int, seq_len: int) -> int: # the context length seq_len - y_len
+    "Check that the y region is an int length that leaves at least one context token."
+    if not isinstance(y_len, int) or isinstance(y_len, bool) or not 1 <= y_len < seq_len:
+        raise ValueError(f"y_len must be an int in [1, seq_len={seq_len}), got {y_len!r}")
+    return seq_len - y_len
+
+def _context_and_y(input_ids: Tensor, n_ctx: int, y_len: int) -> tuple: # ((bs,n_ctx), (bs,y_len))
+    "Split fixed-length sequences into their context and their y region."
+    if input_ids.shape[1] != n_ctx + y_len: raise ValueError(f"input_ids must have length {n_ctx + y_len}, got {input_ids.shape[1]}")
+    return input_ids[:, :n_ctx], input_ids[:, n_ctx:]
+
 class AlignmentEncoder(nn.Module):
     "MLP over the map of K bilinear relation scores between every y token and every context token."
     def __init__(self, vocab_size: int, seq_len: int, # the fixed length of [context ; y]
                  y_len: int, # the y region: the last y_len tokens
                  out_dim: int, d_model: int=64, n_relations: int=4, hidden: int=256):
         super().__init__()
-        if not 1 <= y_len < seq_len: raise ValueError(f"y_len must be in [1, seq_len={seq_len}), got {y_len!r}")
-        self.y_len, self.n_ctx, self.n_rel, self.d = y_len, seq_len - y_len, n_relations, d_model
+        self.y_len, self.n_ctx, self.n_rel, self.d = y_len, _check_y_len(y_len, seq_len), n_relations, d_model
         self.tok = nn.Embedding(vocab_size, d_model)
         self.q, self.k = nn.Linear(d_model, n_relations * d_model), nn.Linear(d_model, n_relations * d_model)
         self.k.load_state_dict(self.q.state_dict())          # start as similarities: equal tokens score high
@@ -82,11 +92,10 @@ class AlignmentEncoder(nn.Module):
         self.mlp = nn.Sequential(nn.LayerNorm(n), nn.Linear(n, hidden), nn.GELU(), nn.Linear(hidden, out_dim))
 
     def relation_map(self, input_ids: Tensor) -> Tensor: # (bs,K,y_len,n_ctx)
-        if input_ids.shape[1] != self.n_ctx + self.y_len:
-            raise ValueError(f"input_ids must have length {self.n_ctx + self.y_len}, got {input_ids.shape[1]}")
-        bs, e = len(input_ids), self.tok(input_ids)
-        q = self.q(e[:, self.n_ctx:]).view(bs, self.y_len, self.n_rel, self.d).transpose(1, 2)
-        k = self.k(e[:, :self.n_ctx]).view(bs, self.n_ctx, self.n_rel, self.d).transpose(1, 2)
+        x, y = _context_and_y(input_ids, self.n_ctx, self.y_len)
+        bs = len(input_ids)
+        q = self.q(self.tok(y)).view(bs, self.y_len, self.n_rel, self.d).transpose(1, 2)
+        k = self.k(self.tok(x)).view(bs, self.n_ctx, self.n_rel, self.d).transpose(1, 2)
         return q @ k.transpose(-1, -2) / self.d ** 0.5
 
     def forward(self, input_ids: Tensor) -> Tensor: # (bs,out_dim)
@@ -116,8 +125,7 @@ class CVAEArchConfig:
         if self.posterior_encoder not in ('alignment', 'transformer'):
             raise ValueError(f"posterior_encoder must be 'alignment' or 'transformer', got {self.posterior_encoder!r}")
         if self.aux_head not in ('alignment', 'bow'): raise ValueError(f"aux_head must be 'alignment' or 'bow', got {self.aux_head!r}")
-        if 'alignment' in (self.posterior_encoder, self.aux_head) and (not isinstance(self.y_len, int) or not 1 <= self.y_len < self.seq_len):
-            raise ValueError(f"y_len must be an int in [1, seq_len={self.seq_len}) for the alignment encoder or head, got {self.y_len!r}")
+        if 'alignment' in (self.posterior_encoder, self.aux_head): _check_y_len(self.y_len, self.seq_len)
 
     def _arch(self): return dict(d_model=self.d_model, n_layers=self.n_layers, n_heads=self.n_heads, dropout=self.dropout)
     def make_decoder(self) -> CausalTransformer:
@@ -200,19 +208,15 @@ class AlignmentHead(nn.Module):
     "z chooses, per y position, which context token to copy through which learned token map."
     def __init__(self, in_dim: int, vocab_size: int, seq_len: int, y_len: int, n_relations: int=4, hidden: int=256):
         super().__init__()
-        if not 1 <= y_len < seq_len: raise ValueError(f"y_len must be in [1, seq_len={seq_len}), got {y_len!r}")
-        self.y_len, self.n_ctx = y_len, seq_len - y_len
+        self.y_len, self.n_ctx = y_len, _check_y_len(y_len, seq_len)
         self.table = nn.Sequential(nn.Linear(in_dim, hidden), nn.GELU(), nn.Linear(hidden, y_len * n_relations * self.n_ctx))
         self.relations = nn.Parameter(0.1 * torch.randn(n_relations, vocab_size, vocab_size) + 3 * torch.eye(vocab_size))
 
     def forward(self, z: Tensor, input_ids: Tensor, y_mask: Tensor) -> Tensor: # (N,) nats
-        N = len(input_ids)
-        if input_ids.shape[1] != self.n_ctx + self.y_len:
-            raise ValueError(f"input_ids must have length {self.n_ctx + self.y_len}, got {input_ids.shape[1]}")
+        N, (x, y) = len(input_ids), _context_and_y(input_ids, self.n_ctx, self.y_len)
         if not bool(y_mask[:, self.n_ctx:].all()) or bool(y_mask[:, :self.n_ctx].any()):
             raise ValueError(f"y_mask must mark exactly the last y_len={self.y_len} tokens")
         log_a = self.table(z).view(N, self.y_len, -1).float().log_softmax(-1)                   # (N,t,K*i)
-        x, y = input_ids[:, :self.n_ctx], input_ids[:, self.n_ctx:]
         log_m = self.relations.float().log_softmax(-1)[:, x[:, None, :], y[:, :, None]]          # (K,N,t,i)
         log_m = log_m.permute(1, 2, 0, 3).reshape(N, self.y_len, -1)
         return -torch.logsumexp(log_a + log_m, -1).sum(1)
