@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import io
 import json
+import math
 import os
 import random
 import sys
@@ -48,7 +49,7 @@ class TaskConfig:
 
 @dataclass
 class ModelConfig:
-    "The CVAE family and its architecture; the base model shares the decoder's width and depth."
+    "The CVAE family and its architecture; the base model shares the decoder's width and heads, and has its own depth."
     family: str='discrete' # 'discrete' | 'continuous'
     code_sizes: tuple=(4, 3) # discrete: classes per code
     latent_dim: int=8 # continuous: dimensions
@@ -57,6 +58,7 @@ class ModelConfig:
     exact_max_classes: int=64 # discrete: exact enumeration up to this many joint classes
     d_model: int=64
     n_layers: int=2
+    base_n_layers: int=6 # the z-free model infers the factor from y_<t before it can copy; the decoder is told it by z
     n_heads: int=4
     z_every_position: bool=True
     posterior_encoder: str='alignment' # 'alignment' | 'transformer'
@@ -77,6 +79,7 @@ class RunConfig:
     base_steps: int=1500
     base_batch_size: int=128
     base_lr: float=3e-3
+    base_warmup_steps: int=100 # linear learning-rate warm-up of the base model, then cosine decay
     eval_every: int=250 # evaluate and checkpoint every this many steps
     log_every: int=25
     task: TaskConfig=field(default_factory=TaskConfig)
@@ -89,18 +92,20 @@ class RunConfig:
         for name in ('n_train', 'n_eval', 'batch_size', 'steps', 'base_batch_size', 'eval_every', 'log_every'):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"{name} must be an int >= 1, got {v!r}")
-        if not isinstance(self.base_steps, int) or self.base_steps < 0: raise ValueError(f"base_steps must be an int >= 0, got {self.base_steps!r}")
+        for name in ('base_steps', 'base_warmup_steps'):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0: raise ValueError(f"{name} must be an int >= 0, got {v!r}")
         for name in ('lr', 'base_lr'):
             if not (isinstance(getattr(self, name), (int, float)) and getattr(self, name) > 0): raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
 
 # %% ../nbs/09_train.ipynb #c9546c71
 PRESETS = {
-    'demo': dict(steps=600, base_steps=1500, eval_every=150, n_train=20000,
+    'demo': dict(steps=600, base_steps=1000, eval_every=150, n_train=20000, model=dict(base_n_layers=4),
                  objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
-    'full': dict(steps=6000, base_steps=6000, eval_every=500, n_train=50000, n_eval=2000,
+    'full': dict(steps=3500, base_steps=5000, eval_every=500, n_train=50000, n_eval=2000,
                  objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
     'tiny': dict(steps=12, base_steps=10, eval_every=6, log_every=3, n_train=256, n_eval=64, batch_size=16, base_batch_size=16,
-                 task=dict(vocab_size=6, length=4, n_rotations=2), model=dict(d_model=16, n_layers=1, n_heads=2),
+                 task=dict(vocab_size=6, length=4, n_rotations=2), model=dict(d_model=16, n_layers=1, base_n_layers=1, n_heads=2),
                  objective=dict(recon='plain', beta=1.0, hold_steps=4, warmup_steps=4)),
 }
 
@@ -173,9 +178,9 @@ def build_model(cfg: RunConfig, task: SyntheticTask) -> nn.Module:
     return ContinuousCVAE(ContinuousCVAEConfig(latent_dim=m.latent_dim, prior=prior, n_samples=m.n_samples, **arch), cfg.objective)
 
 def build_base(cfg: RunConfig, task: SyntheticTask) -> CausalTransformer:
-    "The z-free base model: the CVAE's decoder without a latent."
+    "The z-free base model: the CVAE's decoder without a latent, `base_n_layers` deep."
     m = cfg.model
-    return CausalTransformer(task.n_tokens, 2 * task.length + 2, m.d_model, m.n_layers, m.n_heads)
+    return CausalTransformer(task.n_tokens, 2 * task.length + 2, m.d_model, m.base_n_layers, m.n_heads)
 
 # %% ../nbs/09_train.ipynb #20bb12c7
 _CKPT_MAGIC = b'ISCKPT01'
@@ -241,7 +246,7 @@ class Trainer:
 
 # %% ../nbs/09_train.ipynb #d01e60b0
 def train_base(self: Trainer) -> CausalTransformer:
-    "Fit the z-free base model on the training set's y regions (or load it), then freeze it."
+    "Fit the z-free base model on fresh draws from the task (or load it), then freeze it."
     cfg, path = self.cfg, self.out / 'base.ckpt'
     torch.manual_seed(cfg.seed)
     base = build_base(cfg, self.task)
@@ -249,15 +254,16 @@ def train_base(self: Trainer) -> CausalTransformer:
     else:
         ddp, gen = _wrap(base), torch.Generator().manual_seed(cfg.seed + 1)
         opt = torch.optim.Adam(base.parameters(), lr=cfg.base_lr)
-        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, max(1, cfg.base_steps))
-        ids, ym = self.train_set.input_ids, self.train_set.y_mask
+        warm, total = max(1, cfg.base_warmup_steps), max(1, cfg.base_steps)
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * s / total)))
         with self._bar(cfg.base_steps, 'base model') as bar:
             for step in range(cfg.base_steps):
-                i = _batch_indices(gen, len(ids), cfg.base_batch_size, self.rank, self.world)
-                logits = ddp(ids[i])
-                loss = y_region_nll(logits[:, :-1], ids[i, 1:], ym[i, 1:]).mean()
-                opt.zero_grad(); loss.backward(); opt.step(); sched.step(); bar.update()
-                if step % cfg.log_every == 0: self._log(dict(phase='base', step=step, loss=_global_mean(loss.detach(), len(i))))
+                # a new global batch every step, the same on every rank: a fixed training set is memorised
+                batch = self.task.sample(cfg.base_batch_size, int(torch.randint(0, 2**62, (1,), generator=gen)))
+                ids, ym = (t[self.rank::self.world] for t in self.task.model_inputs(batch.x, batch.y))
+                loss = y_region_nll(ddp(ids)[:, :-1], ids[:, 1:], ym[:, 1:]).mean()
+                opt.zero_grad(); loss.backward(); nn.utils.clip_grad_norm_(base.parameters(), 1.0); opt.step(); sched.step(); bar.update()
+                if step % cfg.log_every == 0: self._log(dict(phase='base', step=step, loss=_global_mean(loss.detach(), len(ids))))
         if self.rank == 0: save_checkpoint(path, model=base.state_dict())
         if self.world > 1: dist.barrier()
     return FrozenBaseModel(base)
