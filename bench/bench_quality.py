@@ -1,6 +1,7 @@
 """Time to quality: wall seconds until the demo preset reaches 50% of the oracle information (from the run's own held-out
 evaluations), and the full preset 95% (read from runs/full when a full run exists: it takes longer than `make bench`
-may), with the fraction each finally reached; and the wall time of `make test`. Prints one JSON object."""
+may), with the best fraction each reached and the final figures the training issue sets goals on (wall time, KL
+against the oracle information, base gap, joint NMI); and the wall time of `make test`. Prints one JSON object."""
 import argparse, json, shutil, subprocess, sys, time
 from pathlib import Path
 
@@ -12,6 +13,13 @@ def time_to(run: Path, frac: float) -> tuple:
     hit = next((e['wall_seconds'] for e in evals if e['information_gain'] >= frac * e['oracle_information']), None)
     return hit, max(e['information_gain'] / e['oracle_information'] for e in evals)
 
+def final_figures(run: Path, prefix: str) -> dict:
+    "The goal-bearing figures of a finished run's metrics.json, keys prefixed with the preset's name."
+    m = json.loads((run / 'metrics.json').read_text())
+    return {f'{prefix}_wall_seconds': m['wall_seconds'], f'{prefix}_final_fraction': m['information_gain'] / m['oracle_information'],
+            f'{prefix}_kl_over_oracle_information': m['kl'] / m['oracle_information'],
+            f'{prefix}_base_gap_per_token': m['base_gap_per_token'], f'{prefix}_nmi_joint': m['nmi_joint']}
+
 def main():
     p = argparse.ArgumentParser(description=__doc__); p.add_argument('--device', default='cpu')
     p.parse_args()
@@ -21,10 +29,11 @@ def main():
     subprocess.run([str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--preset', 'demo', '--out', str(demo), '--no-progress'],
                    check=True, capture_output=True)
     res['demo_time_to_quality_seconds'], res['demo_best_fraction'] = time_to(demo, 0.5)
-    res['demo_wall_seconds'] = json.loads((demo / 'metrics.json').read_text())['wall_seconds']
+    res.update(final_figures(demo, 'demo'))
     full = ROOT / 'runs' / 'full'
     if (full / 'metrics.json').exists():
         res['full_time_to_quality_seconds'], res['full_best_fraction'] = time_to(full, 0.95)
+        res.update(final_figures(full, 'full'))
     else:
         res['full_time_to_quality_seconds'] = res['full_best_fraction'] = None
         res['full_note'] = 'no runs/full: run `inverse-surprisal train --preset full --out runs/full` (about 30 minutes), then make bench'

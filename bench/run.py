@@ -8,6 +8,8 @@ HERE = Path(__file__).resolve().parent
 GOALS = {
     'weighting_overhead_ratio': ('<=', 1.02),
     'demo_best_fraction': ('>=', 0.5), 'full_best_fraction': ('>=', 0.95),
+    'demo_wall_seconds': ('<=', 180), 'demo_kl_over_oracle_information': ('>=', 0.5),
+    'full_wall_seconds': ('<=', 1800), 'full_base_gap_per_token': ('<=', 0.03), 'full_nmi_joint': ('>=', 0.9),
     'scoring_vs_forward_ratio': ('>=', 0.9), 'scoring_vs_forward_ratio_lm': ('>=', 0.9),
     'scoring_vs_naive_speedup': ('>=', 5), 'scoring_vs_naive_speedup_lm': ('>=', 5),
     'scoring_peak_memory_ratio': ('<=', 1.5),

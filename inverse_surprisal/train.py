@@ -82,6 +82,7 @@ class RunConfig:
     base_warmup_steps: int=100 # linear learning-rate warm-up of the base model, then cosine decay
     eval_every: int=250 # evaluate and checkpoint every this many steps
     log_every: int=25
+    flush_denormal: bool=True # flush subnormal floats to zero while training: on CPU they slow arithmetic several-fold
     task: TaskConfig=field(default_factory=TaskConfig)
     model: ModelConfig=field(default_factory=ModelConfig)
     objective: ObjectiveConfig=field(default_factory=lambda: ObjectiveConfig(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0))
@@ -92,6 +93,7 @@ class RunConfig:
         for name in ('n_train', 'n_eval', 'batch_size', 'steps', 'base_batch_size', 'eval_every', 'log_every'):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+        if not isinstance(self.flush_denormal, bool): raise ValueError(f"flush_denormal must be true or false, got {self.flush_denormal!r}")
         for name in ('base_steps', 'base_warmup_steps'):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0: raise ValueError(f"{name} must be an int >= 0, got {v!r}")
@@ -102,7 +104,7 @@ class RunConfig:
 PRESETS = {
     'demo': dict(steps=600, base_steps=1000, eval_every=150, n_train=20000, model=dict(base_n_layers=4),
                  objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
-    'full': dict(steps=3500, base_steps=5000, eval_every=500, n_train=50000, n_eval=2000,
+    'full': dict(steps=4000, base_steps=6000, eval_every=500, n_train=50000, n_eval=2000,
                  objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
     'tiny': dict(steps=12, base_steps=10, eval_every=6, log_every=3, n_train=256, n_eval=64, batch_size=16, base_batch_size=16,
                  task=dict(vocab_size=6, length=4, n_rotations=2), model=dict(d_model=16, n_layers=1, base_n_layers=1, n_heads=2),
@@ -329,6 +331,11 @@ Trainer.evaluate = evaluate
 # %% ../nbs/09_train.ipynb #e50bd001
 def fit(self: Trainer, resume: bool=False) -> dict:
     "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
+    torch.set_flush_denormal(self.cfg.flush_denormal)
+    try: return self._fit(resume)
+    finally: torch.set_flush_denormal(False)
+
+def _fit(self: Trainer, resume: bool) -> dict:
     cfg, out = self.cfg, self.out
     t0 = time.perf_counter()
     ckpt_path = out / 'cvae.ckpt'
@@ -373,7 +380,7 @@ def fit(self: Trainer, resume: bool=False) -> dict:
     final = dict(evals[-1], wall_seconds=time.perf_counter() - t0)
     if self.rank == 0: _atomic_write_bytes(out / 'metrics.json', (json.dumps(final, indent=1) + '\n').encode())
     return final
-Trainer.fit = fit
+Trainer.fit, Trainer._fit = fit, _fit
 
 def _truncate_log(path: Path, step: int):
     "Keep the log lines written up to the checkpoint at `step`: a resumed run writes the rest again."
