@@ -102,7 +102,7 @@ class RunConfig:
 
 # %% ../nbs/09_train.ipynb #c9546c71
 PRESETS = {
-    'demo': dict(steps=600, base_steps=1000, eval_every=150, n_train=20000, model=dict(base_n_layers=4),
+    'demo': dict(steps=600, base_steps=1500, eval_every=150, n_train=20000, model=dict(base_n_layers=2),
                  objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
     'full': dict(steps=4000, base_steps=6000, eval_every=500, n_train=50000, n_eval=2000,
                  objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
