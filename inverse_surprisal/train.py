@@ -82,7 +82,7 @@ class RunConfig:
     base_warmup_steps: int=100 # linear learning-rate warm-up of the base model, then cosine decay
     eval_every: int=250 # evaluate and checkpoint every this many steps
     log_every: int=25
-    flush_denormal: bool=True # flush subnormal floats to zero while training: on CPU they slow arithmetic several-fold
+    flush_denormal: bool=True # flush subnormal floats to zero while training: on CPU they slow arithmetic down
     task: TaskConfig=field(default_factory=TaskConfig)
     model: ModelConfig=field(default_factory=ModelConfig)
     objective: ObjectiveConfig=field(default_factory=lambda: ObjectiveConfig(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0))
@@ -93,6 +93,8 @@ class RunConfig:
         for name in ('n_train', 'n_eval', 'batch_size', 'steps', 'base_batch_size', 'eval_every', 'log_every'):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+        v = self.model.base_n_layers
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"model.base_n_layers must be an int >= 1, got {v!r}")
         if not isinstance(self.flush_denormal, bool): raise ValueError(f"flush_denormal must be true or false, got {self.flush_denormal!r}")
         for name in ('base_steps', 'base_warmup_steps'):
             v = getattr(self, name)
