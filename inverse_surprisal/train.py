@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
+from operator import attrgetter
 from pathlib import Path
 
 import numpy as np
@@ -90,15 +91,13 @@ class RunConfig:
     def __post_init__(self):
         if self.base not in ('learned', 'oracle'): raise ValueError(f"base must be 'learned' or 'oracle', got {self.base!r}")
         if self.model.family not in ('discrete', 'continuous'): raise ValueError(f"model.family must be 'discrete' or 'continuous', got {self.model.family!r}")
-        for name in ('n_train', 'n_eval', 'batch_size', 'steps', 'base_batch_size', 'eval_every', 'log_every'):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"{name} must be an int >= 1, got {v!r}")
-        v = self.model.base_n_layers
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"model.base_n_layers must be an int >= 1, got {v!r}")
+        ints = (('n_train', 'n_eval', 'batch_size', 'steps', 'base_batch_size', 'eval_every', 'log_every', 'model.base_n_layers'), 1), \
+               (('base_steps', 'base_warmup_steps'), 0)
+        for names, lo in ints:
+            for name in names:
+                v = attrgetter(name)(self)
+                if not isinstance(v, int) or isinstance(v, bool) or v < lo: raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
         if not isinstance(self.flush_denormal, bool): raise ValueError(f"flush_denormal must be true or false, got {self.flush_denormal!r}")
-        for name in ('base_steps', 'base_warmup_steps'):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0: raise ValueError(f"{name} must be an int >= 0, got {v!r}")
         for name in ('lr', 'base_lr'):
             if not (isinstance(getattr(self, name), (int, float)) and getattr(self, name) > 0): raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
 
