@@ -14,7 +14,8 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from .losses import _check_positive_number, example_inverse_surprisal_weights
+from .losses import (_check_positive_number, example_inverse_surprisal_weights,
+                                      token_surprisal_share_weights)
 
 # %% ../nbs/03_synthetic.ipynb #357d2f1d
 TRANSFORMS = ('identity', 'reverse', 'increment', 'complement')
@@ -151,16 +152,21 @@ class TemperedPosterior(NamedTuple):
     gain: Tensor # (n,) b* - reconstruction
 
 def tempered_posterior(self: SyntheticTask, x: Tensor, y: Tensor,
-                       weight, # (n,) or a number > 0: the reconstruction weight w of each example
+                       weight, # a number > 0, (n,) per-example weights w, or (n, L) per-token weights w_t (>= 0, not all 0)
                        beta: float, # > 0, the KL weight
                       ) -> TemperedPosterior:
     "$q^*(c)\\propto p(c)\\exp(-w\\,l(c)/\\beta)$ with the true decoder, and its rate, reconstruction and gain."
     beta = _check_positive_number('beta', beta)
-    nll = self.conditional_nll(x, y)
-    w = torch.as_tensor(weight, dtype=torch.float64).expand(len(x)) if not isinstance(weight, Tensor) or weight.ndim == 0 else weight.double()
-    if w.shape != (len(x),) or not torch.isfinite(w).all() or (w <= 0).any():
-        raise ValueError(f"weight must be a number or an ({len(x)},) tensor of finite values > 0, got {weight!r}")
-    logq = torch.log_softmax(self._log_prior() - w[:, None] * nll / beta, 1)
+    tok = self.conditional_token_nll(x, y)                                                     # (n, C, L)
+    nll, n = tok.sum(-1), len(x)
+    w = torch.as_tensor(weight, dtype=torch.float64)
+    w = w.expand(n) if w.ndim == 0 else w.double()
+    if w.shape == (n,) and torch.isfinite(w).all() and (w > 0).all(): weighted = w[:, None] * nll
+    elif w.shape == (n, self.length) and torch.isfinite(w).all() and (w >= 0).all() and (w.sum(1) > 0).all():
+        weighted = (w[:, None, :] * tok).sum(-1)
+    else: raise ValueError(f"weight must be a number > 0, an ({n},) tensor of finite values > 0 or an ({n}, {self.length}) "
+                           f"tensor of finite values >= 0 (not all 0 in a row), got shape {tuple(w.shape)}")
+    logq = torch.log_softmax(self._log_prior() - weighted / beta, 1)
     q = logq.exp()
     recon = (q * nll).sum(1)
     b = -torch.logsumexp(self._log_prior() - nll, 1)
@@ -168,15 +174,23 @@ def tempered_posterior(self: SyntheticTask, x: Tensor, y: Tensor,
 SyntheticTask.tempered_posterior = tempered_posterior
 
 # %% ../nbs/03_synthetic.ipynb #3765bfac
-VARIANTS = ('plain', 'example', 'distribution')
+VARIANTS = ('plain', 'example', 'distribution', 'token')
 
-def variant_weights(variant: str, # 'plain' | 'example' | 'distribution'
+def variant_weights(variant: str, # 'plain' | 'example' | 'distribution' | 'token'
                     base_surprisal: Tensor, # (n,) b (or b*) of the examples
                     eps: float=0.1, # > 0, for 'example'
                     base_mean: float=None, # E_D[b] for 'distribution'; the mean of `base_surprisal` when None
-                   ) -> Tensor: # (n,) float64 weights
-    "The reconstruction weight each weighting variant puts on each example."
+                    base_token_surprisal: Tensor=None, # (n, L) per-token b_t, for 'token'
+                    token_mix: float=1.0, # in [0, 1], for 'token': blend of the shares with uniform
+                   ) -> Tensor: # (n,) float64 weights, or (n, L) token weights for 'token'
+    "The reconstruction weight each weighting variant puts on each example (on each token for 'token')."
     b = base_surprisal.double()
+    if variant == 'token':
+        if base_token_surprisal is None or base_token_surprisal.ndim != 2 or len(base_token_surprisal) != len(b):
+            raise ValueError(f"the 'token' variant needs base_token_surprisal of shape ({len(b)}, L), got "
+                             f"{None if base_token_surprisal is None else tuple(base_token_surprisal.shape)}")
+        s = base_token_surprisal.double()
+        return token_surprisal_share_weights(s, torch.ones_like(s, dtype=torch.bool), token_mix)
     if variant == 'plain': return torch.ones_like(b)
     if variant == 'example': return example_inverse_surprisal_weights(b, eps)
     if variant == 'distribution': return torch.full_like(b, 1 / _check_positive_number('base_mean', b.mean() if base_mean is None else base_mean))
