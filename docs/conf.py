@@ -14,6 +14,7 @@ myst_heading_anchors = 3                  # show_doc headings get anchors, so sy
 suppress_warnings = ['myst.header']       # show_doc entries are H3 under the page title
 nb_execution_mode = 'off'                 # notebooks are committed executed; the docs never run them
 nb_render_markdown_format = 'myst'        # show_doc output is markdown with math
+nb_ipywidgets_js = {}                     # never load the widget manager from a CDN: live widgets are hidden in the docs
 html_theme = 'sphinx_book_theme'
 html_title = project
 html_theme_options = {'home_page_in_toc': True, 'use_download_button': False, 'show_toc_level': 2}

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['TRANSFORMS', 'VARIANTS', 'SyntheticBatch', 'SyntheticTask', 'sample', 'conditional_token_nll', 'conditional_nll',
            'marginal_nll', 'posterior', 'token_marginal_nll', 'information', 'TemperedPosterior', 'tempered_posterior',
-           'variant_weights', 'model_inputs', 'SyntheticDataset']
+           'variant_weights', 'matched_beta', 'model_inputs', 'SyntheticDataset']
 
 # %% ../nbs/03_synthetic.ipynb #258916b7
 import math
@@ -195,6 +195,16 @@ def variant_weights(variant: str, # 'plain' | 'example' | 'distribution' | 'toke
     if variant == 'example': return example_inverse_surprisal_weights(b, eps)
     if variant == 'distribution': return torch.full_like(b, 1 / _check_positive_number('base_mean', b.mean() if base_mean is None else base_mean))
     raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+
+# %% ../nbs/03_synthetic.ipynb #c648268a
+def matched_beta(beta: float, # >= 0, the plain loss's KL weight
+                 weights: Tensor, # (n,) example weights or (n, L) token weights of a variant over the data
+                ) -> float: # beta * E_D[w]
+    "The KL weight at which a variant's weights, rescaled to mean 1, face the plain loss's `beta`."
+    beta = _check_positive_number('beta', beta, allow_zero=True)
+    if not isinstance(weights, Tensor) or weights.ndim not in (1, 2) or not len(weights) or not torch.isfinite(weights).all() or (weights < 0).any():
+        raise ValueError(f"weights must be a non-empty (n,) or (n, L) tensor of finite values >= 0, got {weights!r}")
+    return beta * weights.double().mean().item()
 
 # %% ../nbs/03_synthetic.ipynb #31270fcd
 def model_inputs(self: SyntheticTask, x: Tensor, y: Tensor) -> tuple: # (input_ids (n, 2L+2), y_mask (n, 2L+2))

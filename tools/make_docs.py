@@ -57,7 +57,8 @@ def to_myst(nb: dict, doc_url: str) -> dict:
         tags = (['remove-input'] if d.get('echo') == 'false' else []) + (['remove-output'] if d.get('output') == 'false' else [])
         cells.append(dict(cell, source=code, metadata=dict(cell.get('metadata', {}), tags=tags)))
     for i, c in enumerate(cells): c.setdefault('id', f'doc-{i}')
-    return dict(nb, cells=cells)
+    meta = {k: v for k, v in nb.get('metadata', {}).items() if k != 'widgets'}   # live widgets' state: their cells are hidden
+    return dict(nb, cells=cells, metadata=meta)
 
 def toctree(pages: list) -> dict:
     body = '\n'.join(pages)
