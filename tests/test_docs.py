@@ -39,7 +39,7 @@ def dom(url: str) -> str:
     return res.stdout
 
 PAGES = ['index', 'derivation', 'losses', 'reference', 'synthetic', 'metrics', 'nn', 'objective', 'continuous_cvae',
-         'shared_discrete_cvae', 'train', 'explorer', 'benchmarks']
+         'shared_discrete_cvae', 'train', 'experiments', 'explorer', 'benchmarks']
 
 def test_every_page_renders_math_and_figures(site):
     out, base, log = site
