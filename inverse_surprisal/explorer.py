@@ -6,14 +6,13 @@
 __all__ = ['EPS_GRID', 'ExplorerState', 'explorer_state', 'draw', 'Explorer', 'widget']
 
 # %% ../nbs/11_explorer.ipynb #571f6772
-import math
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from .losses import fractional_decomposition, weight_health
+from .losses import _check_positive_number, fractional_decomposition, weight_health
 from .synthetic import VARIANTS, SyntheticTask, matched_beta, variant_weights
 
 # %% ../nbs/11_explorer.ipynb #b9e0560f
@@ -22,7 +21,10 @@ EPS_GRID = np.logspace(-3, 2, 41) # the eps range over which the dropped term is
 @dataclass
 class ExplorerState:
     "What the explorer draws for one setting of its controls (numpy arrays, float64)."
-    variant: str; eps: float; beta: float; noise_levels: tuple
+    variant: str # one of VARIANTS
+    eps: float # the example-level eps
+    beta: float # the plain loss's KL weight
+    noise_levels: tuple # eta_d per difficulty tag
     matched_beta: float # the variant's KL weight beta * E_D[w]
     base_surprisal: np.ndarray # (n,) b* of the examples
     base_token_surprisal: np.ndarray # (n, L) per-token b*_t
@@ -47,7 +49,7 @@ def explorer_state(variant: str='example', # one of VARIANTS
                   ) -> ExplorerState:
     "Compute everything the explorer draws for one setting of its controls."
     if variant not in VARIANTS: raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
-    if not isinstance(beta, (int, float)) or not math.isfinite(beta) or beta <= 0: raise ValueError(f"beta must be a finite number > 0, got {beta!r}")
+    beta = _check_positive_number('beta', beta)
     task = SyntheticTask(noise_levels=tuple(noise_levels), **(task_kwargs or {}))
     s = task.sample(n, seed)
     b, bt = task.marginal_nll(s.x, s.y), task.token_marginal_nll(s.x, s.y)

@@ -203,7 +203,7 @@ def matched_beta(beta: float, # >= 0, the plain loss's KL weight
     "The KL weight at which a variant's weights, rescaled to mean 1, face the plain loss's `beta`."
     beta = _check_positive_number('beta', beta, allow_zero=True)
     if not isinstance(weights, Tensor) or weights.ndim not in (1, 2) or not len(weights) or not torch.isfinite(weights).all() or (weights < 0).any():
-        raise ValueError(f"weights must be a non-empty (n,) or (n, L) tensor of finite values >= 0, got {weights!r}")
+        raise ValueError(f"weights must be a non-empty (n,) or (n, L) tensor of finite values >= 0, got {tuple(weights.shape) if isinstance(weights, Tensor) else type(weights).__name__}")
     return beta * weights.double().mean().item()
 
 # %% ../nbs/03_synthetic.ipynb #31270fcd
