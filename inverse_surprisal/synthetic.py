@@ -160,13 +160,12 @@ def tempered_posterior(self: SyntheticTask, x: Tensor, y: Tensor,
     tok = self.conditional_token_nll(x, y)                                                     # (n, C, L)
     nll, n = tok.sum(-1), len(x)
     w = torch.as_tensor(weight, dtype=torch.float64)
-    w = w.expand(n) if w.ndim == 0 else w.double()
-    if w.shape == (n,) and torch.isfinite(w).all() and (w > 0).all(): weighted = w[:, None] * nll
-    elif w.shape == (n, self.length) and torch.isfinite(w).all() and (w >= 0).all() and (w.sum(1) > 0).all():
-        weighted = (w[:, None, :] * tok).sum(-1)
-    else: raise ValueError(f"weight must be a number > 0, an ({n},) tensor of finite values > 0 or an ({n}, {self.length}) "
-                           f"tensor of finite values >= 0 (not all 0 in a row), got shape {tuple(w.shape)}")
-    logq = torch.log_softmax(self._log_prior() - weighted / beta, 1)
+    w = w.expand(n) if w.ndim == 0 else w
+    if w.shape not in ((n,), (n, self.length)) or not torch.isfinite(w).all() or (w < 0).any() or (w.reshape(n, -1).sum(1) <= 0).any():
+        raise ValueError(f"weight must be a number > 0, an ({n},) tensor of finite values > 0 or an ({n}, {self.length}) "
+                         f"tensor of finite values >= 0 (not all 0 in a row), got shape {tuple(w.shape)}")
+    w_tok = w[:, None].expand(n, self.length) if w.ndim == 1 else w                              # an example weight on each token
+    logq = torch.log_softmax(self._log_prior() - (w_tok[:, None, :] * tok).sum(-1) / beta, 1)
     q = logq.exp()
     recon = (q * nll).sum(1)
     b = -torch.logsumexp(self._log_prior() - nll, 1)
