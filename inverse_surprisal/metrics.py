@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['information_gain', 'base_gap_per_token', 'joint_table', 'mutual_information', 'normalized_mutual_information',
-           'linear_assignment', 'matched_accuracy', 'mig', 'linear_probe_accuracy', 'CodeUsage', 'code_usage',
-           'categorical_kl', 'decoder_uses_z', 'by_difficulty']
+           'linear_assignment', 'matched_accuracy', 'mig', 'classes_with_own_code', 'linear_probe_accuracy',
+           'CodeUsage', 'code_usage', 'categorical_kl', 'decoder_uses_z', 'by_difficulty']
 
 # %% ../nbs/04_metrics.ipynb #60c417ab
 import math
@@ -123,6 +123,18 @@ def mig(codes: list, # categorical codes, each (n,) labels or (n, K) probabiliti
         if h == 0: raise ValueError(f"factor {k} takes a single value: MIG is undefined")
         gaps.append((mi[0] - mi[1]) / h)
     return float(np.mean(gaps))
+
+# %% ../nbs/04_metrics.ipynb #9600b061
+def classes_with_own_code(code: Tensor, # (n,) hard code labels
+                          true_class: Tensor, # (n,) true class labels
+                         ) -> int: # how many true classes have a majority code that no other class has
+    "The number of true classes whose majority code is not the majority code of any other class."
+    _check_tensor('code', code); _check_tensor('true_class', true_class)
+    if code.shape != true_class.shape or code.ndim != 1 or len(code) == 0:
+        raise ValueError(f"code and true_class must be (n,) labels with the same n >= 1, got {tuple(code.shape)} and {tuple(true_class.shape)}")
+    n_codes = int(code.max()) + 1
+    majority = [int(torch.bincount(code[true_class == k], minlength=n_codes).argmax()) for k in true_class.unique().tolist()]
+    return sum(majority.count(m) == 1 for m in majority)
 
 # %% ../nbs/04_metrics.ipynb #c15dced4
 def linear_probe_accuracy(z_train: Tensor, # (n, D) latents of the fitting split

@@ -7,6 +7,7 @@ __all__ = ['CausalTransformer', 'SequenceEncoder', 'AlignmentEncoder', 'CVAEArch
            'sequence_nll', 'sample_continuation', 'bag_of_words_nll', 'BagOfWordsHead', 'AlignmentHead']
 
 # %% ../nbs/05_nn.ipynb #124e05ee
+import math
 from dataclasses import KW_ONLY, dataclass
 
 import torch
@@ -117,6 +118,7 @@ class CVAEArchConfig:
     posterior_encoder: str='alignment' # 'alignment' | 'transformer'
     aux_head: str='alignment' # 'alignment' | 'bow'
     n_relations: int=4 # relations of the alignment encoder and head
+    head_context_gate: bool=False # the alignment head reads a noise floor from the context (see `AlignmentHead`)
 
     def _check_ints(self, *names): # the fields that must be ints >= 1, besides the shared ones
         for name in ('vocab_size', 'seq_len', 'd_model', 'n_layers', 'n_heads', 'n_relations') + names:
@@ -135,9 +137,13 @@ class CVAEArchConfig:
         if self.posterior_encoder == 'alignment' and not context_only:
             return AlignmentEncoder(self.vocab_size, self.seq_len, self.y_len, out_dim, self.d_model, self.n_relations)
         return SequenceEncoder(self.vocab_size, self.seq_len, out_dim, **self._arch())
-    def make_aux_head(self, in_dim: int) -> nn.Module: # on the latent, (z, input_ids, y_mask) -> (N,) nats
-        if self.aux_head == 'bow': return BagOfWordsHead(in_dim, self.vocab_size)
-        return AlignmentHead(in_dim, self.vocab_size, self.seq_len, self.y_len, self.n_relations)
+    def make_aux_head(self, in_dim: int, n_classes: int=0) -> nn.Module: # (z, input_ids, y_mask) -> (N,) nats
+        "The auxiliary head on the latent; `n_classes` > 0 gives the alignment head per-class token maps."
+        if self.aux_head == 'bow':
+            if n_classes or self.head_context_gate: raise ValueError("per-class maps and the context gate need aux_head='alignment'")
+            return BagOfWordsHead(in_dim, self.vocab_size)
+        return AlignmentHead(in_dim, self.vocab_size, self.seq_len, self.y_len, self.n_relations, n_classes=n_classes,
+                             context_gate=self.head_context_gate)
 
 # %% ../nbs/05_nn.ipynb #6aac984e
 def split_context(input_ids: Tensor, # (bs,T)
@@ -204,19 +210,48 @@ class BagOfWordsHead(nn.Module):
     def forward(self, z: Tensor, input_ids: Tensor, y_mask: Tensor) -> Tensor: # (N,) nats from (N,in_dim), (N,T), (N,T)
         return bag_of_words_nll(self.proj(z), input_ids, y_mask)
 
+# %% ../nbs/05_nn.ipynb #16af183b
 class AlignmentHead(nn.Module):
     "z chooses, per y position, which context token to copy through which learned token map."
-    def __init__(self, in_dim: int, vocab_size: int, seq_len: int, y_len: int, n_relations: int=4, hidden: int=256):
+    def __init__(self, in_dim: int, vocab_size: int, seq_len: int, y_len: int, n_relations: int=4, hidden: int=256,
+                 n_classes: int=0, # > 0: per-class offsets on the token maps, indexed by the `classes` argument of forward
+                 context_gate: bool=False, # a noise floor p(y_t) = (1-g(x)) p_align + g(x)/V read from the context tokens
+                ):
         super().__init__()
-        self.y_len, self.n_ctx = y_len, _check_y_len(y_len, seq_len)
+        self.y_len, self.n_ctx, self.vocab_size = y_len, _check_y_len(y_len, seq_len), vocab_size
         self.table = nn.Sequential(nn.Linear(in_dim, hidden), nn.GELU(), nn.Linear(hidden, y_len * n_relations * self.n_ctx))
         self.relations = nn.Parameter(0.1 * torch.randn(n_relations, vocab_size, vocab_size) + 3 * torch.eye(vocab_size))
+        self.class_maps = nn.Parameter(torch.zeros(n_classes, n_relations, vocab_size, vocab_size)) if n_classes else None
+        self.gate = nn.Linear(vocab_size, 1) if context_gate else None
+        if context_gate: nn.init.zeros_(self.gate.weight); nn.init.constant_(self.gate.bias, -3.0)   # starts at g = 0.05
 
-    def forward(self, z: Tensor, input_ids: Tensor, y_mask: Tensor) -> Tensor: # (N,) nats
-        N, (x, y) = len(input_ids), _context_and_y(input_ids, self.n_ctx, self.y_len)
-        if not bool(y_mask[:, self.n_ctx:].all()) or bool(y_mask[:, :self.n_ctx].any()):
-            raise ValueError(f"y_mask must mark exactly the last y_len={self.y_len} tokens")
-        log_a = self.table(z).view(N, self.y_len, -1).float().log_softmax(-1)                   # (N,t,K*i)
-        log_m = self.relations.float().log_softmax(-1)[:, x[:, None, :], y[:, :, None]]          # (K,N,t,i)
-        log_m = log_m.permute(1, 2, 0, 3).reshape(N, self.y_len, -1)
-        return -torch.logsumexp(log_a + log_m, -1).sum(1)
+# %% ../nbs/05_nn.ipynb #df10019c
+def _alignment_log_maps(self: AlignmentHead, x: Tensor, y: Tensor, # (N,n_ctx), (N,y_len) tokens
+                        classes: Tensor=None, # (N,) class of each row, for the per-class offsets
+                        offsets: Tensor=None, # (N,K,V,V) offsets of each row's own maps, instead of the class offsets
+                       ) -> Tensor: # (N,y_len,K*n_ctx) log M[x_i, y_t] for every relation k and position i
+    "The (per-class or per-row) log token-map entries the head mixes over."
+    if offsets is None and (classes is None) != (self.class_maps is None):
+        raise ValueError("classes must be given exactly when the head has per-class maps (n_classes > 0)")
+    rows = torch.arange(len(x), device=x.device) if offsets is not None else \
+           torch.zeros(len(x), dtype=torch.long, device=x.device) if classes is None else classes
+    maps = self.relations[None] + (offsets if offsets is not None else 0 if classes is None else self.class_maps)
+    log_m = maps.float().log_softmax(-1)[rows[:, None, None], :, x[:, None, :], y[:, :, None]]   # (N,t,i,K)
+    return log_m.transpose(2, 3).reshape(len(x), self.y_len, -1)
+
+def _alignment_forward(self: AlignmentHead, z: Tensor, # (N,in_dim) the latent
+                       input_ids: Tensor, y_mask: Tensor, # (N,T) each
+                       classes: Tensor=None, # (N,) class of each row when the head has per-class maps
+                       offsets: Tensor=None, # (N,K,V,V) per-row map offsets instead (gradients of one row's own maps)
+                      ) -> Tensor: # (N,) nats
+    "$-\\sum_t \\log \\sum_{k,i} A_z(t)_{k,i} M_k[x_i, y_t]$, with the noise floor when the head has a context gate."
+    N, (x, y) = len(input_ids), _context_and_y(input_ids, self.n_ctx, self.y_len)
+    if not bool(y_mask[:, self.n_ctx:].all()) or bool(y_mask[:, :self.n_ctx].any()):
+        raise ValueError(f"y_mask must mark exactly the last y_len={self.y_len} tokens")
+    log_a = self.table(z).view(N, self.y_len, -1).float().log_softmax(-1)                      # (N,t,K*i)
+    tok = torch.logsumexp(log_a + self._log_maps(x, y, classes, offsets), -1)                   # (N,t)
+    if self.gate is not None:
+        g = self.gate(nn.functional.one_hot(x, self.vocab_size).float().sum(1))                 # (N,1) gate logit
+        tok = torch.logaddexp(nn.functional.logsigmoid(-g) + tok, nn.functional.logsigmoid(g) - math.log(self.vocab_size))
+    return -tok.sum(1)
+AlignmentHead._log_maps, AlignmentHead.forward = _alignment_log_maps, _alignment_forward

@@ -31,11 +31,12 @@ from tqdm.auto import tqdm
 
 from .continuous_cvae import ContinuousCVAE, ContinuousCVAEConfig
 from .losses import y_region_nll
-from .metrics import base_gap_per_token, linear_probe_accuracy, mig, normalized_mutual_information
+from .metrics import (base_gap_per_token, classes_with_own_code, linear_probe_accuracy, mig,
+                                      normalized_mutual_information)
 from .nn import CausalTransformer, sequence_nll
 from .objective import ObjectiveConfig
 from .reference import FrozenBaseModel, WithBaseSurprisal, _dist_info, build_cache
-from .shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig
+from .shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig, SplitConfig, split_dead_code
 from .synthetic import SyntheticDataset, SyntheticTask
 
 # %% ../nbs/09_train.ipynb #a8095d4f
@@ -64,6 +65,9 @@ class ModelConfig:
     z_every_position: bool=True
     posterior_encoder: str='alignment' # 'alignment' | 'transformer'
     aux_head: str='alignment' # 'alignment' | 'bow'
+    head_context_gate: bool=False # the alignment head reads a noise floor from the context (the difficulty tag)
+    class_maps: bool=False # discrete: per-class offsets on the alignment head's token maps
+    estimator: str='elbo' # discrete: 'elbo' | 'em' (the exact posterior as target; exact enumeration)
 
 # %% ../nbs/09_train.ipynb #2c28a955
 @dataclass
@@ -86,11 +90,14 @@ class RunConfig:
     flush_denormal: bool=True # flush subnormal floats to zero while training: on CPU they slow arithmetic down
     task: TaskConfig=field(default_factory=TaskConfig)
     model: ModelConfig=field(default_factory=ModelConfig)
+    split: SplitConfig=field(default_factory=SplitConfig) # discrete family: split steps that revive dead classes
     objective: ObjectiveConfig=field(default_factory=lambda: ObjectiveConfig(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0))
 
     def __post_init__(self):
         if self.base not in ('learned', 'oracle'): raise ValueError(f"base must be 'learned' or 'oracle', got {self.base!r}")
         if self.model.family not in ('discrete', 'continuous'): raise ValueError(f"model.family must be 'discrete' or 'continuous', got {self.model.family!r}")
+        if self.model.family == 'discrete' and self.split.every and (len(self.model.code_sizes) != 1 or not self.model.class_maps):
+            raise ValueError("split.every > 0 needs one code (model.code_sizes=[C]) and model.class_maps=true")
         ints = (('n_train', 'n_eval', 'batch_size', 'steps', 'base_batch_size', 'eval_every', 'log_every', 'model.base_n_layers'), 1), \
                (('base_steps', 'base_warmup_steps'), 0)
         for names, lo in ints:
@@ -103,10 +110,17 @@ class RunConfig:
 
 # %% ../nbs/09_train.ipynb #c9546c71
 PRESETS = {
-    'demo': dict(steps=600, base_steps=1500, eval_every=150, n_train=20000, model=dict(base_n_layers=2),
+    # a smaller task (8 classes: 4 transforms x 2 rotations, V=8, L=6), so the whole pipeline shows discovery in 3 minutes
+    'demo': dict(steps=600, base_steps=1500, eval_every=100, n_train=20000, task=dict(vocab_size=8, length=6, n_rotations=2),
+                 model=dict(base_n_layers=2, code_sizes=(12,), class_maps=True, estimator='em', head_context_gate=True),
+                 split=dict(every=50, start=100), objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
+    'full': dict(steps=3000, base_steps=5000, eval_every=500, n_train=50000, n_eval=2000,
+                 model=dict(code_sizes=(16,), class_maps=True, estimator='em', head_context_gate=True), split=dict(every=50, start=150),
                  objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
-    'full': dict(steps=4000, base_steps=6000, eval_every=500, n_train=50000, n_eval=2000,
-                 objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
+    'probe': dict(base='oracle', steps=1200, eval_every=100, n_train=20000, n_eval=1000, batch_size=16,
+                  model=dict(code_sizes=(16,), class_maps=True, estimator='em', head_context_gate=True),
+                  split=dict(every=50, start=150),
+                  objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
     'tiny': dict(steps=12, base_steps=10, eval_every=6, log_every=3, n_train=256, n_eval=64, batch_size=16, base_batch_size=16,
                  task=dict(vocab_size=6, length=4, n_rotations=2), model=dict(d_model=16, n_layers=1, base_n_layers=1, n_heads=2),
                  objective=dict(recon='plain', beta=1.0, hold_steps=4, warmup_steps=4)),
@@ -173,10 +187,12 @@ def build_model(cfg: RunConfig, task: SyntheticTask) -> nn.Module:
     "The configured CVAE for the task's token sequences."
     m = cfg.model
     arch = dict(vocab_size=task.n_tokens, seq_len=2 * task.length + 2, y_len=task.length, d_model=m.d_model, n_layers=m.n_layers,
-                n_heads=m.n_heads, z_every_position=m.z_every_position, posterior_encoder=m.posterior_encoder, aux_head=m.aux_head)
+                n_heads=m.n_heads, z_every_position=m.z_every_position, posterior_encoder=m.posterior_encoder, aux_head=m.aux_head,
+                head_context_gate=m.head_context_gate)
     if m.family == 'discrete':
         prior = 'uniform' if m.prior == 'uniform' else 'conditional'
-        return SharedDiscreteCVAE(SharedDiscreteCVAEConfig(code_sizes=tuple(m.code_sizes), prior=prior, exact_max_classes=m.exact_max_classes, **arch), cfg.objective)
+        return SharedDiscreteCVAE(SharedDiscreteCVAEConfig(code_sizes=tuple(m.code_sizes), prior=prior, exact_max_classes=m.exact_max_classes,
+                                                           class_maps=m.class_maps, estimator=m.estimator, **arch), cfg.objective)
     prior = 'standard' if m.prior == 'standard' else 'conditional'
     return ContinuousCVAE(ContinuousCVAEConfig(latent_dim=m.latent_dim, prior=prior, n_samples=m.n_samples, **arch), cfg.objective)
 
@@ -312,11 +328,14 @@ def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, s
                recon_nll=out.recon_nll.mean().item(), base_gap_per_token=base_gap_per_token(b_eval[0].double(), b_star, task.length))
     res['efficiency'] = res['information_gain'] / res['kl'] if res['kl'] > 0 else None
     f = ds.batch.factors
-    joint_f = f[:, 0] * task.n_rotations + f[:, 1]
+    joint_f = f[:, 0] * task.n_rotations + f[:, 1]                   # the row of task.factor_grid
+    res['n_classes'] = task.n_classes
+    res['nmi_joint_ceiling'] = normalized_mutual_information(task.posterior(ds.batch.x, ds.batch.y).argmax(1), joint_f)
     if self.cfg.model.family == 'discrete':
         codes = [lq.argmax(1) for lq in out.extras['log_q']]
-        joint = sum(c * int(np.prod(model.cfg.code_sizes[m + 1:])) for m, c in enumerate(codes))
+        joint = model.joint_class(codes)
         res['nmi_joint'] = normalized_mutual_information(joint, joint_f)
+        res['classes_with_own_code'] = classes_with_own_code(joint, joint_f)
         res['nmi_transform'] = max(normalized_mutual_information(c, f[:, 0]) for c in codes)
         res['nmi_rotation'] = max(normalized_mutual_information(c, f[:, 1]) for c in codes)
         res['mig'] = mig(codes, f)
@@ -325,7 +344,7 @@ def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, s
         for name, col in (('transform', f[:, 0]), ('rotation', f[:, 1])):
             res[f'probe_{name}'] = linear_probe_accuracy(z[:half], col[:half], z[half:], col[half:])
         res['probe_joint'] = linear_probe_accuracy(z[:half], joint_f[:half], z[half:], joint_f[half:])
-        res.update(nmi_joint=None, nmi_transform=None, nmi_rotation=None, mig=None)
+        res.update(nmi_joint=None, nmi_transform=None, nmi_rotation=None, mig=None, classes_with_own_code=None)
     return res
 Trainer.evaluate = evaluate
 
@@ -365,6 +384,7 @@ def _fit(self: Trainer, resume: bool) -> dict:
     with self._bar(cfg.steps, f'{cfg.model.family} CVAE ({cfg.objective.recon})') as bar:
         bar.update(start)
         for step in range(start, cfg.steps):
+            if cfg.model.family == 'discrete' and cfg.split.due(step, cfg.steps): self._split(model, opt, gen, step)
             i = _batch_indices(gen, len(ids), cfg.batch_size, self.rank, self.world)
             o = ddp(ids[i], ym[i], b_tr[i], tok_tr[i], b['base_mean'], step=step)
             opt.zero_grad(); o.loss.backward(); opt.step(); bar.update()
@@ -381,7 +401,17 @@ def _fit(self: Trainer, resume: bool) -> dict:
     final = dict(evals[-1], wall_seconds=time.perf_counter() - t0)
     if self.rank == 0: _atomic_write_bytes(out / 'metrics.json', (json.dumps(final, indent=1) + '\n').encode())
     return final
-Trainer.fit, Trainer._fit = fit, _fit
+def _split(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer, gen: torch.Generator, step: int):
+    "A split step on training examples drawn by the data generator (the same on every rank); rank 0's result is broadcast."
+    idx = torch.randint(0, len(self.train_set), (self.cfg.split.n_examples,), generator=gen)
+    event = split_dead_code(model, self.train_set.input_ids[idx], self.train_set.y_mask[idx], self.cfg.split, opt)
+    if self.world > 1:
+        for p in model.parameters():
+            dist.broadcast(p.data, 0)
+            for k in sorted(opt.state.get(p, {})):
+                if torch.is_tensor(opt.state[p][k]) and opt.state[p][k].ndim: dist.broadcast(opt.state[p][k], 0)
+    if event: self._log(dict(phase='split', step=step, **event))
+Trainer.fit, Trainer._fit, Trainer._split = fit, _fit, _split
 
 def _truncate_log(path: Path, step: int):
     "Keep the log lines written up to the checkpoint at `step`: a resumed run writes the rest again."
@@ -391,8 +421,8 @@ def _truncate_log(path: Path, step: int):
     _atomic_write_bytes(path, ''.join(l + '\n' for l in keep).encode())
 
 # %% ../nbs/09_train.ipynb #6457b9c8
-SUMMARY_KEYS = ('oracle_information', 'information_gain', 'base_gap_per_token', 'kl', 'nmi_joint', 'nmi_transform',
-                'nmi_rotation', 'mig', 'efficiency', 'wall_seconds')
+SUMMARY_KEYS = ('oracle_information', 'information_gain', 'base_gap_per_token', 'kl', 'nmi_joint', 'nmi_joint_ceiling',
+                'classes_with_own_code', 'n_classes', 'nmi_transform', 'nmi_rotation', 'mig', 'efficiency', 'wall_seconds')
 
 def summary_table(metrics: dict) -> str:
     "A concise two-column table of a run's final metrics."
@@ -424,7 +454,10 @@ def write_figures(out) -> list:
 
 # %% ../nbs/09_train.ipynb #864cc8d8
 def _train_parser(p):
-    p.add_argument('--preset', default='demo', choices=sorted(PRESETS), help='named configuration')
+    p.add_argument('--preset', default='demo', choices=sorted(PRESETS),
+                   help='named configuration: demo (the whole pipeline on an 8-class task, about 2 minutes), full (the 12-class '
+                        'default task, about 30 minutes), probe (discovery of the 12 classes with the exact b*, about 2 minutes), '
+                        'tiny (seconds, for tests)')
     p.add_argument('--config', help='a config.json to start from instead of a preset')
     p.add_argument('--seed', type=int, help='random seed of data, models and training')
     p.add_argument('--out', default='runs/demo', help='run directory')
