@@ -11,7 +11,7 @@ SEEDS = (0, 1, 2)
 def main():
     p = argparse.ArgumentParser(description=__doc__); p.add_argument('--device', default='cpu')
     p.parse_args()
-    res, rows = {}, []
+    res, rows, ms = {}, [], []
     for seed in SEEDS:
         out = ROOT / 'runs' / f'bench-probe-seed{seed}'
         if out.exists(): shutil.rmtree(out)
@@ -23,8 +23,7 @@ def main():
                          nmi_over_ceiling=round(m['nmi_joint'] / m['nmi_joint_ceiling'], 4),
                          information_gain=round(m['information_gain'], 3), oracle_information=round(m['oracle_information'], 3),
                          wall_seconds=round(m['wall_seconds'], 1)))
-        res.setdefault('_m', []).append(m)
-    ms = res.pop('_m')
+        ms.append(m)
     res['probe_seeds'] = rows
     res['probe_min_fraction_of_classes_with_own_code'] = min(m['classes_with_own_code'] / m['n_classes'] for m in ms)
     res['probe_min_nmi_over_ceiling'] = min(m['nmi_joint'] / m['nmi_joint_ceiling'] for m in ms)
