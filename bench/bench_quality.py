@@ -1,7 +1,7 @@
 """Time to quality: wall seconds until the demo preset reaches 50% of the oracle information (from the run's own held-out
-evaluations), and the full preset 90% (read from runs/full when a full run exists: it takes longer than `make bench`
-may), with the best fraction each reached and the final figures the training issue sets goals on (wall time, KL
-against the oracle information, base gap, joint NMI); and the wall time of `make test`. Prints one JSON object."""
+evaluations), with the best fraction reached and the final figures the training issue sets goals on (wall time, KL
+against the oracle information, base gap, joint NMI); and the wall time of `make test`. The full preset's runs take
+longer than `make bench` may: bench_full_runs.py reads them. Prints one JSON object."""
 import argparse, json, shutil, subprocess, sys, time
 from pathlib import Path
 
@@ -19,8 +19,8 @@ def final_figures(run: Path, prefix: str) -> dict:
     return {f'{prefix}_wall_seconds': m['wall_seconds'], f'{prefix}_final_fraction': m['information_gain'] / m['oracle_information'],
             f'{prefix}_kl_over_oracle_information': m['kl'] / m['oracle_information'],
             f'{prefix}_base_gap_per_token': m['base_gap_per_token'], f'{prefix}_nmi_joint': m['nmi_joint'],
-            f'{prefix}_nmi_over_ceiling': m['nmi_joint'] / m['nmi_joint_ceiling'] if m.get('nmi_joint_ceiling') else None,
-            f'{prefix}_classes_with_own_code': f"{m['classes_with_own_code']}/{m['n_classes']}" if 'n_classes' in m else None}
+            f'{prefix}_nmi_over_ceiling': m['nmi_joint'] / m['nmi_joint_ceiling'] if m.get('nmi_joint') and m.get('nmi_joint_ceiling') else None,
+            f'{prefix}_classes_with_own_code': f"{m['classes_with_own_code']}/{m['n_classes']}" if m.get('classes_with_own_code') is not None else None}
 
 def main():
     p = argparse.ArgumentParser(description=__doc__); p.add_argument('--device', default='cpu')
@@ -32,13 +32,6 @@ def main():
                    check=True, capture_output=True)
     res['demo_time_to_quality_seconds'], res['demo_best_fraction'] = time_to(demo, 0.5)
     res.update(final_figures(demo, 'demo'))
-    full = ROOT / 'runs' / 'full'
-    if (full / 'metrics.json').exists():
-        res['full_time_to_quality_seconds'], res['full_best_fraction'] = time_to(full, 0.9)
-        res.update(final_figures(full, 'full'))
-    else:
-        res['full_time_to_quality_seconds'] = res['full_best_fraction'] = None
-        res['full_note'] = 'no runs/full: run `inverse-surprisal train --preset full --out runs/full` (about 30 minutes), then make bench'
     t = time.perf_counter()
     subprocess.run(['make', 'test'], cwd=ROOT, check=True, capture_output=True)
     res['test_suite_seconds'] = round(time.perf_counter() - t, 1)
