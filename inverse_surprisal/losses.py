@@ -55,6 +55,9 @@ def _check_nonnegative(name, t):
         i = _first_bad(bad)
         raise ValueError(f"{name} must be >= 0, got {t[tuple(i)].item()} at index {i}")
 
+def _check_nonempty(name, t):
+    if t.shape[0] == 0: raise ValueError(f"{name} must hold at least one example, got an empty batch of shape {tuple(t.shape)}")
+
 def _check_same_shape(name_a, a, name_b, b):
     if a.shape != b.shape:
         raise ValueError(f"{name_a} has shape {tuple(a.shape)} but {name_b} has shape {tuple(b.shape)}: they must match")
@@ -119,7 +122,8 @@ def y_region_nll(logits: Tensor, # (bs,T,V) logits aligned with `targets`
 def _check_example_terms(recon_nll, base_surprisal):
     _check_tensor('recon_nll', recon_nll, ndim=1); _check_tensor('base_surprisal', base_surprisal, ndim=1)
     _check_same_shape('recon_nll', recon_nll, 'base_surprisal', base_surprisal)
-    _check_finite('recon_nll', recon_nll.detach()); _check_nonnegative('base_surprisal', base_surprisal.detach())
+    _check_nonempty('recon_nll', recon_nll)
+    _check_nonnegative('recon_nll', recon_nll.detach()); _check_nonnegative('base_surprisal', base_surprisal.detach())
 
 def example_inverse_surprisal_weights(base_surprisal: Tensor, # (bs,) nats, frozen base surprisal b
                                       eps: float, # > 0, keeps the weight finite as b -> 0
@@ -154,15 +158,16 @@ def distribution_relative_reconstruction_loss(
     reduction: str='mean', # 'none' | 'mean' | 'sum'
 ) -> Tensor:
     "Distribution-level z-free-relative reconstruction $l/\\mathbb{E}_D[b]$."
-    _check_tensor('recon_nll', recon_nll, ndim=1); _check_finite('recon_nll', recon_nll.detach())
+    _check_tensor('recon_nll', recon_nll, ndim=1); _check_nonempty('recon_nll', recon_nll)
+    _check_nonnegative('recon_nll', recon_nll.detach())
     return reduce_loss(recon_nll / _check_positive_number('base_mean', base_mean), reduction)
 
 # %% ../nbs/01_losses.ipynb #be921dce
 def _check_token_terms(name, values, y_mask):
     "`y_mask` as bool, after checking `values` (bs,T) is finite on y (values outside y are ignored)."
-    _check_tensor(name, values, ndim=2)
+    _check_tensor(name, values, ndim=2); _check_nonempty(name, values)
     y_mask = _as_y_mask(y_mask, values.shape)
-    _check_finite(name, values.detach().masked_fill(~y_mask, 0))
+    _check_nonnegative(name, values.detach().masked_fill(~y_mask, 0))
     return y_mask
 
 def token_surprisal_share_weights(base_token_surprisal: Tensor, # (bs,T) nats per token of the base model
@@ -174,7 +179,6 @@ def token_surprisal_share_weights(base_token_surprisal: Tensor, # (bs,T) nats pe
     mix = _check_positive_number('mix', mix, allow_zero=True)
     if mix > 1: raise ValueError(f"mix must be in [0, 1], got {mix!r}")
     s = base_token_surprisal.detach().masked_fill(~y_mask, 0)
-    _check_nonnegative('base_token_surprisal', s)
     n, total = y_mask.sum(1, keepdim=True), s.sum(1, keepdim=True)
     share = torch.where(total > 0, n * s / torch.where(total > 0, total, 1), 1.0)
     return (mix * share + (1 - mix)).masked_fill(~y_mask, 0)

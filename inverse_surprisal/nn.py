@@ -35,6 +35,10 @@ class CausalTransformer(nn.Module):
         self.blocks = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
         self.norm, self.head = nn.LayerNorm(d_model), nn.Linear(d_model, vocab_size)
 
+    def get_input_embeddings(self) -> nn.Embedding:
+        "The token embedding, under the Hugging Face name: scoring checks token ids against its size."
+        return self.tok
+
     def forward(self, input_ids: Tensor, # (bs,T) token ids
                 prefix: Tensor=None, # (bs,P,d_model) latent embeddings, or None for the z-free model
                ) -> Tensor: # (bs,T,V) logits; position t predicts token t+1

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['FORMAT_VERSION', 'BaseSurprisal', 'base_surprisal', 'model_fingerprint', 'FrozenBaseModel', 'example_fingerprint',
-           'CacheError', 'StaleCacheError', 'BaseSurprisalCache', 'ScoredExamples', 'score_dataset',
+           'atomic_open', 'CacheError', 'StaleCacheError', 'BaseSurprisalCache', 'ScoredExamples', 'score_dataset',
            'scoring_provenance', 'build_cache', 'WithBaseSurprisal']
 
 # %% ../nbs/02_reference.ipynb #853688ae
@@ -14,6 +14,7 @@ import json
 import os
 import tempfile
 from collections.abc import Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -85,6 +86,15 @@ def _y_token_surprisal(logits, input_ids, y_mask, chunk_elements) -> Tensor:
     return out
 
 # %% ../nbs/02_reference.ipynb #42274ab7
+def _check_ids_in_vocabulary(model: nn.Module, input_ids: Tensor):
+    "Token ids against the model's input embedding (`get_input_embeddings`, else `config.vocab_size`), before the call."
+    emb = model.get_input_embeddings() if callable(getattr(model, 'get_input_embeddings', None)) else None
+    V = emb.num_embeddings if isinstance(emb, nn.Embedding) else getattr(getattr(model, 'config', None), 'vocab_size', None)
+    bad = (input_ids < 0) | (input_ids >= V) if V is not None else None
+    if bad is not None and bad.any():
+        raise ValueError(f"input_ids must be in [0, {V}) for this model, got {input_ids[bad][0].item()} at (example, position) "
+                         f"{bad.nonzero()[0].tolist()}")
+
 def base_surprisal(model: nn.Module, # causal LM: returns logits (bs,T,V) or an output with `.logits`
                    input_ids: Tensor, # (bs,T) token ids, exactly as training sees them
                    y_mask: Tensor, # (bs,T) bool, True on the y tokens (never position 0)
@@ -94,6 +104,7 @@ def base_surprisal(model: nn.Module, # causal LM: returns logits (bs,T,V) or an 
     "Per-example $b(x,y)$ and per-token y surprisal from a causal LM, in eval mode and without gradient."
     if not isinstance(model, nn.Module): raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
     y_mask = _check_scoring_inputs(input_ids, y_mask, attention_mask)
+    _check_ids_in_vocabulary(model, input_ids)
     if not isinstance(chunk_elements, int) or chunk_elements < 1: raise ValueError(f"chunk_elements must be an int >= 1, got {chunk_elements!r}")
     was_training = model.training
     model.eval()
@@ -165,6 +176,11 @@ class FrozenBaseModel(nn.Module):
         if self._weight_versions() != self._versions:
             raise RuntimeError("the base model's weights changed in place after freezing: its fingerprint no longer describes it")
 
+    def get_input_embeddings(self):
+        "The wrapped model's token embedding (None when it has no `get_input_embeddings`): scoring checks ids against it."
+        get = getattr(self.model, 'get_input_embeddings', None)
+        return get() if callable(get) else None
+
     def forward(self, *args, **kwargs):
         self.assert_frozen()
         with torch.inference_mode(): return self.model(*args, **kwargs)
@@ -191,6 +207,24 @@ def example_fingerprint(input_ids: Tensor, # (T,) token ids of one example, unpa
     h.update(ids.tobytes()); h.update(np.packbits(y_mask.detach().cpu().numpy().astype(bool, copy=False)).tobytes())
     return h.digest()[:16]
 
+# %% ../nbs/02_reference.ipynb #b8d2f1a3
+@contextmanager
+def atomic_open(path, # the file to write; its folder is created
+               ):
+    "A binary file that replaces `path` only when the `with` block ends without error; mode 0666 less the umask."
+    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+    try:
+        umask = os.umask(0); os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        with os.fdopen(fd, 'wb') as f:
+            yield f
+            f.flush(); os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp): os.unlink(tmp)
+        raise
+
 # %% ../nbs/02_reference.ipynb #cc5414f3
 _MAGIC = b'ISCACHE\x01'
 FORMAT_VERSION = 1
@@ -211,8 +245,7 @@ def _sha256_chunked(a: np.ndarray, chunk=1 << 26) -> str:
 
 # %% ../nbs/02_reference.ipynb #45263b63
 def _write_cache_file(path: Path, header: dict, arrays: dict):
-    "Write `header` and `arrays` to `path` atomically (temporary file + fsync + rename)."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    "Write `header` and `arrays` to `path` atomically (`atomic_open`)."
     entries, offset = [], 0
     for name, a in arrays.items():
         if a.dtype.hasobject: raise TypeError(f"array {name!r} has an object dtype: the cache stores raw numbers only")
@@ -221,18 +254,11 @@ def _write_cache_file(path: Path, header: dict, arrays: dict):
     hb = json.dumps(dict(header, format=FORMAT_VERSION, arrays=entries), sort_keys=True).encode()
     prefix = _MAGIC + len(hb).to_bytes(8, 'little') + hashlib.sha256(hb).digest()
     data_start = _aligned(len(prefix) + len(hb))
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
-    try:
-        with os.fdopen(fd, 'wb') as f:
-            f.write(prefix + hb + bytes(data_start - len(prefix) - len(hb)))
-            for e, a in zip(entries, arrays.values()):
-                f.seek(data_start + e['offset']); f.write(_bytes_of(a))
-            f.truncate(data_start + max((e['offset'] + e['nbytes'] for e in entries), default=0))
-            f.flush(); os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp): os.unlink(tmp)
-        raise
+    with atomic_open(path) as f:
+        f.write(prefix + hb + bytes(data_start - len(prefix) - len(hb)))
+        for e, a in zip(entries, arrays.values()):
+            f.seek(data_start + e['offset']); f.write(_bytes_of(a))
+        f.truncate(data_start + max((e['offset'] + e['nbytes'] for e in entries), default=0))
 
 # %% ../nbs/02_reference.ipynb #fa5d5986
 def _read_cache_file(path: Path, verify: bool=True) -> tuple:

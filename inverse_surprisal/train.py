@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['DISCOVERY', 'PRESETS', 'SUMMARY_KEYS', 'TaskConfig', 'ModelConfig', 'RunConfig', 'make_config', 'parse_override',
            'save_config', 'load_config', 'build_model', 'build_base', 'save_checkpoint', 'load_checkpoint', 'Trainer',
-           'train_base', 'base_surprisals', 'evaluate', 'fit', 'summary_table', 'write_figures', 'main', 'cli']
+           'train_base', 'base_surprisals', 'evaluate', 'RunDirectoryError', 'fit', 'summary_table', 'write_figures',
+           'main', 'cli']
 
 # %% ../nbs/09_train.ipynb #c1d93a13
 import argparse
@@ -17,7 +18,6 @@ import math
 import os
 import random
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from operator import attrgetter
@@ -35,7 +35,7 @@ from .metrics import (base_gap_per_token, classes_with_own_code, linear_probe_ac
                                       normalized_mutual_information)
 from .nn import CausalTransformer, sequence_nll
 from .objective import ObjectiveConfig
-from .reference import FrozenBaseModel, WithBaseSurprisal, _dist_info, build_cache
+from .reference import FrozenBaseModel, WithBaseSurprisal, _dist_info, atomic_open, build_cache
 from .shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig, SplitConfig, split_dead_code
 from .synthetic import SyntheticDataset, SyntheticTask
 
@@ -98,12 +98,17 @@ class RunConfig:
         if self.model.family not in ('discrete', 'continuous'): raise ValueError(f"model.family must be 'discrete' or 'continuous', got {self.model.family!r}")
         if self.model.family == 'discrete' and self.split.every and (len(self.model.code_sizes) != 1 or not self.model.class_maps):
             raise ValueError("split.every > 0 needs one code (model.code_sizes=[C]) and model.class_maps=true")
-        ints = (('n_train', 'n_eval', 'batch_size', 'steps', 'base_batch_size', 'eval_every', 'log_every', 'model.base_n_layers'), 1), \
-               (('base_steps', 'base_warmup_steps'), 0)
+        priors = dict(discrete=('conditional', 'uniform'), continuous=('conditional', 'standard'))[self.model.family]
+        if self.model.prior not in priors:
+            raise ValueError(f"model.prior must be one of {priors} for the {self.model.family} family, got {self.model.prior!r}")
+        ints = (('n_train', 'n_eval', 'batch_size', 'steps', 'base_batch_size', 'eval_every', 'log_every', 'model.base_n_layers',
+                 'model.d_model', 'model.n_layers', 'model.n_heads'), 1), (('seed', 'base_steps', 'base_warmup_steps'), 0)
         for names, lo in ints:
             for name in names:
                 v = attrgetter(name)(self)
                 if not isinstance(v, int) or isinstance(v, bool) or v < lo: raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
+        if self.model.d_model % self.model.n_heads:
+            raise ValueError(f"model.d_model must be divisible by model.n_heads, got {self.model.d_model} and {self.model.n_heads}")
         if not isinstance(self.flush_denormal, bool): raise ValueError(f"flush_denormal must be true or false, got {self.flush_denormal!r}")
         for name in ('lr', 'base_lr'):
             if not (isinstance(getattr(self, name), (int, float)) and getattr(self, name) > 0): raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
@@ -176,14 +181,7 @@ def load_config(path) -> RunConfig:
     return _from_dict(RunConfig, json.loads(Path(path).read_text()))
 
 def _atomic_write_bytes(path: Path, data: bytes):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
-    try:
-        with os.fdopen(fd, 'wb') as f: f.write(data); f.flush(); os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp): os.unlink(tmp)
-        raise
+    with atomic_open(path) as f: f.write(data)
 
 # %% ../nbs/09_train.ipynb #f4ff8ff1
 def build_model(cfg: RunConfig, task: SyntheticTask) -> nn.Module:
@@ -193,11 +191,9 @@ def build_model(cfg: RunConfig, task: SyntheticTask) -> nn.Module:
                 n_heads=m.n_heads, z_every_position=m.z_every_position, posterior_encoder=m.posterior_encoder, aux_head=m.aux_head,
                 head_context_gate=m.head_context_gate)
     if m.family == 'discrete':
-        prior = 'uniform' if m.prior == 'uniform' else 'conditional'
-        return SharedDiscreteCVAE(SharedDiscreteCVAEConfig(code_sizes=tuple(m.code_sizes), prior=prior, exact_max_classes=m.exact_max_classes,
+        return SharedDiscreteCVAE(SharedDiscreteCVAEConfig(code_sizes=tuple(m.code_sizes), prior=m.prior, exact_max_classes=m.exact_max_classes,
                                                            class_maps=m.class_maps, estimator=m.estimator, **arch), cfg.objective)
-    prior = 'standard' if m.prior == 'standard' else 'conditional'
-    return ContinuousCVAE(ContinuousCVAEConfig(latent_dim=m.latent_dim, prior=prior, n_samples=m.n_samples, **arch), cfg.objective)
+    return ContinuousCVAE(ContinuousCVAEConfig(latent_dim=m.latent_dim, prior=m.prior, n_samples=m.n_samples, **arch), cfg.objective)
 
 def build_base(cfg: RunConfig, task: SyntheticTask) -> CausalTransformer:
     "The z-free base model: the CVAE's decoder without a latent, `base_n_layers` deep."
@@ -352,6 +348,20 @@ def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, s
 Trainer.evaluate = evaluate
 
 # %% ../nbs/09_train.ipynb #e50bd001
+class RunDirectoryError(ValueError):
+    "A run directory that does not fit the command: a run where none is expected, none where one is, other settings."
+
+def _check_resumable(cfg: RunConfig, out: Path):
+    "`--resume` continues the run that `out` holds, under the settings it was started with, or refuses."
+    if not (out / 'config.json').exists():
+        raise RunDirectoryError(f"--resume: {out} holds no run to continue (no config.json); leave out --resume to start one")
+    flat = lambda d, pre='': {k: v for key, val in d.items()
+                              for k, v in (flat(val, f'{pre}{key}.') if isinstance(val, dict) else {f'{pre}{key}': val}).items()}
+    before, now = flat(json.loads((out / 'config.json').read_text())), flat(json.loads(json.dumps(asdict(cfg))))
+    diff = [f"{k}: {before.get(k)!r} -> {now.get(k)!r}" for k in sorted(before.keys() | now.keys()) if before.get(k) != now.get(k)]
+    if diff: raise RunDirectoryError(f"--resume: the settings differ from those the run in {out} started with ({'; '.join(diff)}); "
+                                     "resume with the same settings, or choose another --out")
+
 def fit(self: Trainer, resume: bool=False) -> dict:
     "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
     torch.set_flush_denormal(self.cfg.flush_denormal)
@@ -362,11 +372,13 @@ def _fit(self: Trainer, resume: bool) -> dict:
     cfg, out = self.cfg, self.out
     t0 = time.perf_counter()
     ckpt_path = out / 'cvae.ckpt'
+    if resume: _check_resumable(cfg, out)         # on every rank, so that every rank stops alike
     if self.rank == 0:
         out.mkdir(parents=True, exist_ok=True)
+        for tmp in out.glob('.*.tmp'): tmp.unlink()  # a writer killed between its temp file and the rename
         if not resume and (out / 'metrics.jsonl').exists():
-            raise FileExistsError(f"{out} already holds a run: pass --resume to continue it, or choose another --out")
-        save_config(cfg, out / 'config.json')
+            raise RunDirectoryError(f"{out} already holds a run: pass --resume to continue it, or choose another --out")
+        if not resume: save_config(cfg, out / 'config.json')
     if self.world > 1: dist.barrier()
     if resume and not ckpt_path.exists() and self.rank == 0 and (out / 'metrics.jsonl').exists():
         if (out / 'base.ckpt').exists(): _truncate_log(out / 'metrics.jsonl', 0)   # keep the finished base phase's lines
@@ -419,8 +431,13 @@ Trainer.fit, Trainer._fit, Trainer._split = fit, _fit, _split
 def _truncate_log(path: Path, step: int):
     "Keep the log lines written up to the checkpoint at `step`: a resumed run writes the rest again."
     if not path.exists(): return
-    keep = [l for l in path.read_text().splitlines() if json.loads(l)['phase'] == 'base' or json.loads(l)['step'] < step
-            or (json.loads(l)['phase'] == 'eval' and json.loads(l)['step'] <= step)]
+    lines, records = path.read_text().splitlines(), []
+    for n, line in enumerate(lines, 1):
+        try: records.append(json.loads(line))
+        except json.JSONDecodeError:
+            if n == len(lines): break                # a line torn by a kill: the resumed run writes it again
+            raise ValueError(f"{path}, line {n}: not a JSON record; the log is damaged") from None
+    keep = [l for l, r in zip(lines, records) if r['phase'] == 'base' or r['step'] < step or (r['phase'] == 'eval' and r['step'] <= step)]
     _atomic_write_bytes(path, ''.join(l + '\n' for l in keep).encode())
 
 # %% ../nbs/09_train.ipynb #6457b9c8
@@ -503,7 +520,8 @@ def main(argv=None):
     _init_distributed()
     rank = _dist_info()[0]
     if a.command == 'train':
-        metrics = Trainer(cfg, a.out, progress=not a.no_progress).fit(resume=a.resume)
+        try: metrics = Trainer(cfg, a.out, progress=not a.no_progress).fit(resume=a.resume)
+        except RunDirectoryError as e: p.error(str(e))
         if rank == 0:
             try: write_figures(a.out)
             except ImportError: print('figures skipped: matplotlib is not installed (pip install inverse_surprisal[plot])')

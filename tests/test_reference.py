@@ -1,5 +1,5 @@
 "The reference module against a Hugging Face GPT-2 built offline, the cache's guarantees, and a 2-process run."
-import json, os, subprocess, sys
+import json, os, re, subprocess, sys
 from pathlib import Path
 
 import numpy as np
@@ -147,3 +147,14 @@ def test_two_processes_equal_one(tmp_path):
     assert r0 == r1                                           # every rank: the same cache and the same E_D[b]
     assert r0['n'] == single['n']
     np.testing.assert_allclose(r0['base_mean'], single['base_mean'], rtol=1e-9)
+
+def test_ids_checked_against_the_vocabulary_before_the_call(gpt2, padded_batch):
+    "An id at or past the vocabulary (or negative) is a ValueError naming it, not an IndexError from inside the model."
+    ids, att, y = padded_batch
+    for bad_id, where in ((97, [1, 2]), (-1, [0, 5])):
+        bad = ids.clone(); bad[tuple(where)] = bad_id
+        msg = f"input_ids must be in [0, 97) for this model, got {bad_id} at (example, position) {where}"
+        with pytest.raises(ValueError, match=re.escape(msg)): base_surprisal(gpt2, bad, y, attention_mask=att)
+    from inverse_surprisal.nn import CausalTransformer
+    for model in (CausalTransformer(10, 12), FrozenBaseModel(CausalTransformer(10, 12))):
+        with pytest.raises(ValueError, match=re.escape("input_ids must be in [0, 10)")): base_surprisal(model, ids, y)

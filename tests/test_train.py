@@ -95,3 +95,28 @@ def test_compare_trains_each_base_once(tmp_path):
     base_lines = {r: sum(json.loads(l)['phase'] == 'base' for l in (tmp_path / f'{r}-seed0' / 'metrics.jsonl').read_text().splitlines())
                   for r in ('plain', 'example', 'distribution', 'token')}
     assert base_lines['plain'] > 0 and base_lines['example'] == base_lines['distribution'] == base_lines['token'] == 0
+
+def test_resume_refuses_other_settings(uninterrupted, tmp_path):
+    copy = tmp_path / 'copy'; shutil.copytree(uninterrupted, copy)
+    res = run(*CLI, 'train', '--preset', 'tiny', '--out', copy, '--resume', '--seed', '1', '--set', 'lr=0.01', '--no-progress', check=False)
+    assert res.returncode == 2 and 'the settings differ' in res.stderr and 'lr: 0.003 -> 0.01; seed: 0 -> 1' in res.stderr, res.stderr
+    assert 'Traceback' not in res.stderr and json.loads((copy / 'config.json').read_text())['seed'] == 0   # config.json untouched
+
+def test_resume_needs_a_run(tmp_path):
+    res = run(*CLI, 'train', '--preset', 'tiny', '--out', tmp_path / 'none', '--resume', '--no-progress', check=False)
+    assert res.returncode == 2 and 'holds no run to continue' in res.stderr and not (tmp_path / 'none').exists()
+
+def test_resume_drops_a_torn_line_and_stale_temp_files(uninterrupted, tmp_path):
+    "A kill mid-write leaves half a log line and a temp file: --resume drops both and ends as if never stopped."
+    out = tmp_path / 'torn'; shutil.copytree(uninterrupted, out)
+    (out / 'cvae.ckpt').unlink(); (out / 'metrics.json').unlink()
+    with open(out / 'metrics.jsonl', 'a') as f: f.write('{"phase": "cvae", "st')
+    (out / '.metrics.json.x1y2.tmp').write_text('{"half')
+    run(*CLI, 'train', '--preset', 'tiny', '--out', out, '--resume', '--no-progress')
+    assert without_wall(json.loads((out / 'metrics.json').read_text())) == without_wall(json.loads((uninterrupted / 'metrics.json').read_text()))
+    assert not list(out.glob('.*.tmp'))
+
+def test_results_are_readable_by_others(uninterrupted):
+    umask = os.umask(0); os.umask(umask)
+    for name in ('config.json', 'metrics.json', 'metrics.jsonl', 'cvae.ckpt'):
+        assert (uninterrupted / name).stat().st_mode & 0o777 == 0o666 & ~umask, name
