@@ -177,8 +177,12 @@ def save_config(cfg: RunConfig, path) -> None:
     _atomic_write_bytes(Path(path), (json.dumps(asdict(cfg), indent=1) + '\n').encode())
 
 def load_config(path) -> RunConfig:
-    "Read a configuration written by `save_config`, validating every field."
-    return _from_dict(RunConfig, json.loads(Path(path).read_text()))
+    "Read a configuration written by `save_config`, validating every field; errors name the file."
+    try: d = json.loads(Path(path).read_text())
+    except FileNotFoundError: raise ValueError(f"config file {path}: no such file") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, IsADirectoryError) as e: raise ValueError(f"config file {path}: not a JSON config ({e})") from None
+    try: return _from_dict(RunConfig, d)
+    except (ValueError, TypeError) as e: raise ValueError(f"config file {path}: {e}") from None
 
 def _atomic_write_bytes(path: Path, data: bytes):
     with atomic_open(path) as f: f.write(data)
@@ -372,6 +376,7 @@ def _fit(self: Trainer, resume: bool) -> dict:
     cfg, out = self.cfg, self.out
     t0 = time.perf_counter()
     ckpt_path = out / 'cvae.ckpt'
+    if out.exists() and not out.is_dir(): raise RunDirectoryError(f"--out {out} is a file, not a run directory")
     if resume: _check_resumable(cfg, out)         # on every rank, so that every rank stops alike
     if self.rank == 0:
         out.mkdir(parents=True, exist_ok=True)
@@ -534,7 +539,8 @@ def main(argv=None):
             out = Path(a.out) / f'{recon}-seed{seed}'
             if recon != 'plain' and rank == 0: _share_base(Path(a.out) / f'plain-seed{seed}', out)
             if dist.is_available() and dist.is_initialized(): dist.barrier()
-            m = Trainer(c, out, progress=not a.no_progress).fit(resume=a.resume)
+            try: m = Trainer(c, out, progress=not a.no_progress).fit(resume=a.resume)
+            except RunDirectoryError as e: p.error(str(e))
             rows.append(dict(recon=recon, seed=seed, **{k: m.get(k) for k in SUMMARY_KEYS}))
     if rank == 0:
         table = _markdown_table(rows)

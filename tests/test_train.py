@@ -120,3 +120,15 @@ def test_results_are_readable_by_others(uninterrupted):
     umask = os.umask(0); os.umask(umask)
     for name in ('config.json', 'metrics.json', 'metrics.jsonl', 'cvae.ckpt'):
         assert (uninterrupted / name).stat().st_mode & 0o777 == 0o666 & ~umask, name
+
+def test_file_errors_are_one_line(tmp_path):
+    "A missing or malformed --config and an --out that is a file: exit 2 and one line naming the file, no traceback."
+    bad = tmp_path / 'bad.json'; bad.write_text('{"seed": ')
+    wrong = tmp_path / 'wrong.json'; wrong.write_text('{"seed": -3}')
+    a_file = tmp_path / 'a_file'; a_file.write_text('x')
+    for args, msg in ((['--config', tmp_path / 'missing.json'], f"config file {tmp_path / 'missing.json'}: no such file"),
+                      (['--config', bad], f"config file {bad}: not a JSON config"),
+                      (['--config', wrong], f"config file {wrong}: seed must be an int >= 0, got -3"),
+                      (['--preset', 'tiny', '--out', a_file], f"--out {a_file} is a file, not a run directory")):
+        res = run(*CLI, 'train', *args, '--no-progress', check=False)
+        assert res.returncode == 2 and msg in res.stderr and 'Traceback' not in res.stderr, (args, res.stderr)
