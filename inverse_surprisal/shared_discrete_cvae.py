@@ -193,7 +193,7 @@ class SplitConfig:
 # %% ../nbs/08_shared_discrete_cvae.ipynb #acba8a3a
 @torch.no_grad()
 def split_statistics(model: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor, # (n,T) a sample of training examples
-                    ) -> tuple: # (posterior (n,C), usage (C,) argmax shares, head-loss mass (C,) mean of pi(c) a_c)
+                    ) -> tuple: # (posterior (n,C), usage (C,) argmax shares, head-loss mass (C,) mean of pi(c) a_c, a_c (n,C))
     "The model's exact posterior over the classes of a single code, each class's usage under it and the head loss it carries."
     if len(model.cfg.code_sizes) != 1 or not model.cfg.class_maps or model.cfg.n_joint > model.cfg.exact_max_classes:
         raise ValueError(f"splitting needs a single code, class_maps=True and exact enumeration, got code_sizes={model.cfg.code_sizes}, "
@@ -203,7 +203,7 @@ def split_statistics(model: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tenso
     l_c, _, a_c = model._per_class(input_ids, y_mask)
     log_pc = model.joint_log_prob(model.prior(split_context(input_ids, y_mask)))
     post = torch.softmax(log_pc - (l_c + obj.aux_weight * a_c) / obj.beta, 1)
-    return post, torch.bincount(post.argmax(1), minlength=len(a_c[0])).float() / len(post), (post * a_c).mean(0)
+    return post, torch.bincount(post.argmax(1), minlength=len(a_c[0])).float() / len(post), (post * a_c).mean(0), a_c
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #25aa9505
 def split_directions(model: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor, # (n,T) the source's top examples
@@ -268,7 +268,7 @@ def split_dead_code(model: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor
                     optimizer: torch.optim.Optimizer=None, # its per-parameter moments are copied with the rows
                    ) -> dict: # what was split (source, dead, step scale, head NLL before and after), or None
     "If a class is dead, split the class carrying the most head loss into it and let the two copies specialise."
-    post, usage, mass = split_statistics(model, input_ids, y_mask)
+    post, usage, mass, head_nll = split_statistics(model, input_ids, y_mask)
     C, source = len(usage), int(mass.argmax())
     dead = [k for k in range(C) if usage[k] < cfg.dead_frac / C and k != source]
     if not dead: return None
@@ -277,10 +277,10 @@ def split_dead_code(model: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor
     found = split_directions(model, ids, ym, source)
     if found is None: return None
     _, U, u = found
-    with torch.no_grad(): before = model.aux_head(model.code_emb[0].weight[source].expand(len(ids), -1), ids, ym,
-                                                  torch.full((len(ids),), source, device=ids.device)).mean().item()
-    t = min((0.25, 0.5, 1.0, 2.0), key=lambda t: _best_of_two(model, ids, ym, source, U, u, t)[0])
-    after, dm, de = _best_of_two(model, ids, ym, source, U, u, t)
+    before = head_nll[top, source].mean().item()
+    steps = {t: _best_of_two(model, ids, ym, source, U, u, t) for t in (0.25, 0.5, 1.0, 2.0)}
+    t = min(steps, key=lambda t: steps[t][0])
+    after, dm, de = steps[t]
     _write_split(model, optimizer, source, dead[0], U, u, dm, de)
     share, refined = _refine_split(model, ids, ym, (source, dead[0]), cfg)
     return dict(source=source, dead=dead[0], usage=[round(x, 4) for x in usage.tolist()], step_scale=t,

@@ -117,18 +117,17 @@ class RunConfig:
 # the discrete CVAE that finds every class (see the shared discrete CVAE notebook): per-class head maps, EM, the gate
 DISCOVERY = dict(class_maps=True, estimator='em', head_context_gate=True)
 
+# presets leave out what equals RunConfig's defaults (the plain term, beta 1 warmed up over 400 steps, the head's weight 1)
 PRESETS = {
     # a smaller task (8 classes: 4 transforms x 2 rotations, V=8, L=6), so the whole pipeline shows discovery in 3 minutes
     'demo': dict(steps=600, base_steps=1500, eval_every=100, n_train=20000, task=dict(vocab_size=8, length=6, n_rotations=2),
                  model=dict(base_n_layers=2, code_sizes=(12,), **DISCOVERY),
-                 split=dict(every=50, start=100), objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
+                 split=dict(every=50, start=100)),
     'full': dict(steps=3000, base_steps=5000, eval_every=500, n_train=50000, n_eval=2000,
-                 model=dict(code_sizes=(16,), **DISCOVERY), split=dict(every=50, start=150),
-                 objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
+                 model=dict(code_sizes=(16,), **DISCOVERY), split=dict(every=50)),
     'probe': dict(base='oracle', steps=1200, eval_every=100, n_train=20000, n_eval=1000, batch_size=16,
                   model=dict(code_sizes=(16,), **DISCOVERY),
-                  split=dict(every=50, start=150),
-                  objective=dict(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0)),
+                  split=dict(every=50)),
     'tiny': dict(steps=12, base_steps=10, eval_every=6, log_every=3, n_train=256, n_eval=64, batch_size=16, base_batch_size=16,
                  task=dict(vocab_size=6, length=4, n_rotations=2), model=dict(d_model=16, n_layers=1, base_n_layers=1, n_heads=2),
                  objective=dict(recon='plain', beta=1.0, hold_steps=4, warmup_steps=4)),
