@@ -12,6 +12,7 @@ __all__ = ['REDUCTIONS', 'reduce_loss', 'y_region_token_nll', 'y_region_nll', 'e
 
 # %% ../nbs/01_losses.ipynb #b0376a85
 import argparse
+import dataclasses
 import math
 from typing import NamedTuple
 
@@ -74,6 +75,18 @@ def _check_positive_number(name, value, allow_zero=False) -> float:
     ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
     if not ok: raise ValueError(f"{name} must be a finite number {'>=' if allow_zero else '>'} 0, got {value!r}")
     return value
+
+_KINDS = {int: 'an int', float: 'a finite number', str: 'a string', bool: 'true or false', tuple: 'a list'}
+
+def _check_field_types(obj):
+    "Each field of the dataclass `obj` holds the kind its annotation names (int, float, str, bool, tuple), else a TypeError."
+    for f in dataclasses.fields(obj):
+        v, kind = getattr(obj, f.name), f.type
+        if kind not in _KINDS or (v is None and f.default is None): continue   # other types; an optional field left unset
+        ok = isinstance(v, bool) if kind is bool else not isinstance(v, bool) and (
+             isinstance(v, int) if kind is int else isinstance(v, (int, float)) and math.isfinite(v) if kind is float else
+             isinstance(v, (tuple, list)) if kind is tuple else isinstance(v, str))
+        if not ok: raise TypeError(f"{f.name} must be {_KINDS[kind]}, got {v!r}")
 
 def _as_y_mask(y_mask: Tensor, shape) -> Tensor:
     "`y_mask` as a bool tensor of `shape` with at least one y token per example."

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['information_gain', 'base_gap_per_token', 'joint_table', 'mutual_information', 'normalized_mutual_information',
-           'linear_assignment', 'matched_accuracy', 'mig', 'classes_with_own_code', 'linear_probe_accuracy',
-           'CodeUsage', 'code_usage', 'categorical_kl', 'decoder_uses_z', 'by_difficulty']
+           'linear_assignment', 'hungarian', 'matched_accuracy', 'mig', 'classes_with_own_code',
+           'linear_probe_accuracy', 'CodeUsage', 'code_usage', 'categorical_kl', 'decoder_uses_z', 'by_difficulty']
 
 # %% ../nbs/04_metrics.ipynb #60c417ab
 import math
@@ -77,10 +77,18 @@ def normalized_mutual_information(code: Tensor, # (n,) labels or (n, K) probabil
 # %% ../nbs/04_metrics.ipynb #a9794d8c
 def linear_assignment(cost: np.ndarray, # (n, m) costs
                      ) -> np.ndarray: # (min(n,m), 2) matched (row, col) pairs of least total cost
-    "The Hungarian algorithm (Kuhn-Munkres with potentials), $O(n^2 m)$."
+    "A least-cost one-to-one matching: scipy's `linear_sum_assignment` when scipy is installed, else `hungarian`."
     cost = np.asarray(cost, dtype=np.float64)
     if cost.ndim != 2 or not np.isfinite(cost).all(): raise ValueError(f"cost must be a finite 2-D array, got shape {cost.shape}")
-    if cost.shape[0] > cost.shape[1]: return linear_assignment(cost.T)[:, ::-1]
+    try: from scipy.optimize import linear_sum_assignment
+    except ImportError: return hungarian(cost)
+    return np.stack(linear_sum_assignment(cost), 1).astype(int).reshape(-1, 2)
+
+def hungarian(cost: np.ndarray, # (n, m) finite costs
+             ) -> np.ndarray: # (min(n,m), 2) matched (row, col) pairs of least total cost
+    "The Hungarian algorithm (Kuhn-Munkres with potentials) in numpy, $O(n^2 m)$: the core package's own, without scipy."
+    cost = np.asarray(cost, dtype=np.float64)
+    if cost.shape[0] > cost.shape[1]: return hungarian(cost.T)[:, ::-1]
     n, m = cost.shape
     u, v, p, way = np.zeros(n + 1), np.zeros(m + 1), np.zeros(m + 1, int), np.zeros(m + 1, int)
     for i in range(1, n + 1):

@@ -13,7 +13,7 @@ from dataclasses import KW_ONLY, dataclass
 import torch
 from torch import Tensor, nn
 
-from .losses import y_region_token_nll
+from .losses import _check_field_types, y_region_token_nll
 
 # %% ../nbs/05_nn.ipynb #6e63af69
 class CausalTransformer(nn.Module):
@@ -124,13 +124,15 @@ class CVAEArchConfig:
     n_relations: int=4 # relations of the alignment encoder and head
     head_context_gate: bool=False # the alignment head reads a noise floor from the context (see `AlignmentHead`)
 
-    def _check_ints(self, *names): # the fields that must be ints >= 1, besides the shared ones
+    def _check_ints(self, *names): # every field's kind; the fields that must be ints >= 1, besides the shared ones
+        _check_field_types(self)
         for name in ('vocab_size', 'seq_len', 'd_model', 'n_layers', 'n_heads', 'n_relations') + names:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"{name} must be an int >= 1, got {v!r}")
         if self.posterior_encoder not in ('alignment', 'transformer'):
             raise ValueError(f"posterior_encoder must be 'alignment' or 'transformer', got {self.posterior_encoder!r}")
         if self.aux_head not in ('alignment', 'bow'): raise ValueError(f"aux_head must be 'alignment' or 'bow', got {self.aux_head!r}")
+        if self.head_context_gate and self.aux_head != 'alignment': raise ValueError("head_context_gate needs aux_head='alignment'")
         if 'alignment' in (self.posterior_encoder, self.aux_head): _check_y_len(self.y_len, self.seq_len)
 
     def _arch(self): return dict(d_model=self.d_model, n_layers=self.n_layers, n_heads=self.n_heads, dropout=self.dropout)
@@ -144,7 +146,7 @@ class CVAEArchConfig:
     def make_aux_head(self, in_dim: int, n_classes: int=0) -> nn.Module: # (z, input_ids, y_mask) -> (N,) nats
         "The auxiliary head on the latent; `n_classes` > 0 gives the alignment head per-class token maps."
         if self.aux_head == 'bow':
-            if n_classes or self.head_context_gate: raise ValueError("per-class maps and the context gate need aux_head='alignment'")
+            if n_classes: raise ValueError("per-class maps need aux_head='alignment'")
             return BagOfWordsHead(in_dim, self.vocab_size)
         return AlignmentHead(in_dim, self.vocab_size, self.seq_len, self.y_len, self.n_relations, n_classes=n_classes,
                              context_gate=self.head_context_gate)
@@ -240,8 +242,13 @@ def _alignment_log_maps(self: AlignmentHead, x: Tensor, y: Tensor, # (N,n_ctx), 
     rows = torch.arange(len(x), device=x.device) if offsets is not None else \
            torch.zeros(len(x), dtype=torch.long, device=x.device) if classes is None else classes
     maps = self.relations[None] + (offsets if offsets is not None else 0 if classes is None else self.class_maps)
-    log_m = maps.float().log_softmax(-1)[rows[:, None, None], :, x[:, None, :], y[:, :, None]]   # (N,t,i,K)
-    return log_m.transpose(2, 3).reshape(len(x), self.y_len, -1)
+    # log M[rows, :, x_i, y_t] by index_select and two gathers: the backward of the same advanced indexing adds with
+    # atomics across CPU threads, so its sums, and every run after them, differ from one process to the next
+    N, K, n_ctx = len(x), maps.shape[1], x.shape[1]
+    log_m = maps.float().log_softmax(-1).index_select(0, rows)                                  # (N,K,V,V)
+    log_m = log_m.gather(2, x[:, None, :, None].expand(N, K, n_ctx, self.vocab_size))           # (N,K,i,V)
+    log_m = log_m.gather(3, y[:, None, None, :].expand(N, K, n_ctx, self.y_len))                # (N,K,i,t)
+    return log_m.permute(0, 3, 1, 2).reshape(N, self.y_len, -1)
 
 def _alignment_forward(self: AlignmentHead, z: Tensor, # (N,in_dim) the latent
                        input_ids: Tensor, y_mask: Tensor, # (N,T) each

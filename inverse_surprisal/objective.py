@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, asdict
 import torch
 from torch import Tensor
 
-from .losses import (_check_positive_number, distribution_relative_reconstruction_loss,
+from .losses import (_check_field_types, _check_positive_number, distribution_relative_reconstruction_loss,
                                       example_inverse_surprisal_weighted_reconstruction_loss, token_surprisal_share_reconstruction_loss)
 
 # %% ../nbs/06_objective.ipynb #751a8a5c
@@ -33,12 +33,13 @@ class ObjectiveConfig:
     aux_weight: float=0.0 # >= 0, weight of the auxiliary head's NLL (bag-of-words or alignment)
 
     def __post_init__(self):
+        _check_field_types(self)
         if self.recon not in RECON_TERMS: raise ValueError(f"recon must be one of {RECON_TERMS}, got {self.recon!r}")
         _check_positive_number('eps', self.eps)
         for name in ('beta', 'free_bits', 'aux_weight'): _check_positive_number(name, getattr(self, name), allow_zero=True)
         for name in ('hold_steps', 'warmup_steps', 'cycle_steps'):
             v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0: raise ValueError(f"{name} must be an int >= 0, got {v!r}")
+            if v < 0: raise ValueError(f"{name} must be an int >= 0, got {v!r}")
         if not 0 < self.cycle_ramp <= 1: raise ValueError(f"cycle_ramp must be in (0, 1], got {self.cycle_ramp!r}")
         if not 0 <= self.token_mix <= 1: raise ValueError(f"token_mix must be in [0, 1], got {self.token_mix!r}")
 

@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from .losses import _check_field_types
 from .nn import (AlignmentEncoder, CVAEArchConfig, check_cvae_batch, sample_continuation, sequence_nll,
                                   split_context)
 from .objective import CVAEOutput, ObjectiveConfig, beta_at, cvae_objective, reconstruction_term
@@ -44,6 +45,10 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
             raise ValueError(f"estimator='em' needs exact enumeration: {self.n_joint} joint classes > exact_max_classes={self.exact_max_classes}")
         if self.class_maps and self.aux_head != 'alignment': raise ValueError("class_maps needs aux_head='alignment'")
 
+    def check_objective(self, objective: ObjectiveConfig): # the EM estimator's target is the posterior at temperature beta
+        if self.estimator == 'em' and (objective.beta <= 0 or objective.free_bits > 0):
+            raise ValueError(f"estimator='em' needs objective.beta > 0 and no free bits, got beta={objective.beta}, free_bits={objective.free_bits}")
+
     @property
     def n_joint(self) -> int: return math.prod(self.code_sizes)
     def tau_at(self, step: int) -> float: return max(self.tau_min, self.tau_start * math.exp(-self.tau_decay * step))
@@ -53,8 +58,7 @@ class SharedDiscreteCVAE(nn.Module):
     "Conditional VAE with categorical codes shared by every y position; one prefix embedding per code."
     def __init__(self, cfg: SharedDiscreteCVAEConfig, objective: ObjectiveConfig):
         super().__init__()
-        if cfg.estimator == 'em' and (objective.beta <= 0 or objective.free_bits > 0):
-            raise ValueError(f"estimator='em' needs objective.beta > 0 and no free bits, got beta={objective.beta}, free_bits={objective.free_bits}")
+        cfg.check_objective(objective)
         self.cfg, self.objective = cfg, objective
         n_logits = sum(cfg.code_sizes)
         self.decoder, self.encoder = cfg.make_decoder(), cfg.make_encoder(n_logits)
@@ -180,9 +184,10 @@ class SplitConfig:
     em_lr: float=10.0 # SGD step of the partial EM on the copies' embeddings and map offsets
 
     def __post_init__(self):
+        _check_field_types(self)
         for name, lo in (('every', 0), ('start', 0), ('n_examples', 2), ('n_top', 2), ('em_iters', 0)):
             v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < lo: raise ValueError(f"split.{name} must be an int >= {lo}, got {v!r}")
+            if v < lo: raise ValueError(f"split.{name} must be an int >= {lo}, got {v!r}")
         if not 0 < self.stop <= 1: raise ValueError(f"split.stop must be in (0, 1], got {self.stop!r}")
         if not self.em_lr > 0: raise ValueError(f"split.em_lr must be > 0, got {self.em_lr!r}")
         if not 0 < self.dead_frac < 1: raise ValueError(f"split.dead_frac must be in (0, 1), got {self.dead_frac!r}")

@@ -48,6 +48,49 @@ def test_equals_hugging_face_masked_loss(gpt2, padded_batch):
                 torch.testing.assert_close(got.token[i, t], gpt2(input_ids=ids, attention_mask=att, labels=one).loss, rtol=1e-5, atol=1e-5)
     assert (got.token[~y] == 0).all()
 
+def left_padded(ids, att, y):
+    "The same examples with their padding moved to the left."
+    out = [torch.zeros_like(t) for t in (ids, att, y)]
+    for i in range(len(ids)):
+        n = int(att[i].sum())
+        for o, t in zip(out, (ids, att, y)): o[i, -n:] = t[i, :n]
+    return out
+
+def test_left_padding_gets_position_ids(gpt2, padded_batch):
+    "Left- and right-padded batches score alike (GPT-2 reads learned positions: without position_ids, left padding shifts them)."
+    ids, att, y = padded_batch
+    right = base_surprisal(gpt2, ids, y, attention_mask=att)
+    lids, latt, ly = left_padded(ids, att, y)
+    left = base_surprisal(gpt2, lids, ly, attention_mask=latt)
+    torch.testing.assert_close(left.example, right.example, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(left.token[ly], right.token[y], rtol=1e-5, atol=1e-5)
+    alone = torch.cat([base_surprisal(gpt2, ids[i:i + 1, :int(att[i].sum())], y[i:i + 1, :int(att[i].sum())]).example for i in range(3)])
+    torch.testing.assert_close(left.example, alone, rtol=1e-5, atol=1e-5)
+    gpt2.eval()
+    with torch.no_grad():                                        # what the position ids fix: the model called without them
+        shifted = gpt2(input_ids=lids, attention_mask=latt).logits.log_softmax(-1)[:, :-1].gather(2, lids[:, 1:, None])[..., 0]
+    assert (-(shifted * ly[:, 1:]).sum(1) - right.example).abs().max() > 1e-3
+    frozen = base_surprisal(FrozenBaseModel(gpt2), lids, ly, attention_mask=latt)   # through the frozen wrapper too
+    torch.testing.assert_close(frozen.example, right.example, rtol=1e-5, atol=1e-5)
+
+def test_hugging_face_style_batches_and_items(gpt2, padded_batch):
+    "input_ids, attention_mask and labels (-100 off y) are accepted for a batch and for dataset items."
+    ids, att, y = padded_batch
+    labels = ids.masked_fill(~y, -100)
+    want = base_surprisal(gpt2, ids, y, attention_mask=att)
+    got = base_surprisal(gpt2, **dict(input_ids=ids, attention_mask=att, labels=labels))
+    torch.testing.assert_close(got.example, want.example, rtol=0, atol=0)
+    lids, latt, ly = left_padded(ids, att, y)
+    items = [dict(input_ids=r, attention_mask=a, labels=r.masked_fill(~m, -100)) for r, a, m in zip(lids, latt, ly)]
+    scored = score_dataset(gpt2, items, batch_size=2, progress=False)
+    np.testing.assert_allclose(scored.example, want.example.double().numpy(), rtol=1e-5)
+    with pytest.raises(ValueError, match=re.escape("give exactly one of y_mask and labels")):
+        base_surprisal(gpt2, ids, y, attention_mask=att, labels=labels)
+    with pytest.raises(ValueError, match=re.escape("labels must be -100 or equal input_ids (the model scores input_ids), differ at [0, 4]")):
+        base_surprisal(gpt2, ids, attention_mask=att, labels=labels.masked_fill(y, 1))
+    with pytest.raises(ValueError, match=re.escape("dataset item 0 must have the key 'input_ids' and one of 'y_mask' and 'labels'")):
+        score_dataset(gpt2, [dict(input_ids=ids[0], y_mask=y[0], labels=labels[0])], progress=False)
+
 def test_train_mode_dropout_is_deterministic(gpt2, padded_batch):
     ids, att, y = padded_batch
     gpt2.train()

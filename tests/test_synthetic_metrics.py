@@ -1,12 +1,12 @@
 "The synthetic oracle by enumeration and by sampling, and the metrics against scipy, scikit-learn and brute force."
-import itertools, math
+import itertools, math, sys
 
 import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from inverse_surprisal.metrics import (categorical_kl, code_usage, linear_assignment, matched_accuracy, mig,
+from inverse_surprisal.metrics import (categorical_kl, code_usage, hungarian, linear_assignment, matched_accuracy, mig,
                                        mutual_information, normalized_mutual_information)
 from inverse_surprisal.synthetic import SyntheticDataset, SyntheticTask, variant_weights
 
@@ -63,11 +63,17 @@ def test_dataset_and_errors():
 def test_linear_assignment_matches_scipy(n, m, seed):
     from scipy.optimize import linear_sum_assignment
     cost = np.random.default_rng(seed).integers(0, 20, (n, m)).astype(float)
-    pairs = linear_assignment(cost)
     r, c = linear_sum_assignment(cost)
-    assert len(pairs) == min(n, m)
-    assert len(set(pairs[:, 0])) == len(pairs) and len(set(pairs[:, 1])) == len(pairs)
-    assert cost[pairs[:, 0], pairs[:, 1]].sum() == cost[r, c].sum()
+    for pairs in (linear_assignment(cost), hungarian(cost)):           # scipy's, and the numpy fallback without scipy
+        assert len(pairs) == min(n, m)
+        assert len(set(pairs[:, 0])) == len(pairs) and len(set(pairs[:, 1])) == len(pairs)
+        assert cost[pairs[:, 0], pairs[:, 1]].sum() == cost[r, c].sum()
+
+def test_linear_assignment_without_scipy(monkeypatch):
+    "The core package does not require scipy: without it the matching is the numpy Hungarian algorithm."
+    monkeypatch.setitem(sys.modules, 'scipy.optimize', None)             # `from scipy.optimize import ...` now fails
+    cost = np.random.default_rng(0).random((9, 6))
+    np.testing.assert_array_equal(linear_assignment(cost), hungarian(cost))
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(2, 5), st.integers(2, 5), st.integers(0, 10_000))
