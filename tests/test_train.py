@@ -3,6 +3,7 @@ import json, os, shutil, subprocess, sys
 from pathlib import Path
 
 import pytest
+import torch
 
 BIN = Path(sys.executable).parent
 CLI = [str(BIN / 'inverse-surprisal')]
@@ -76,18 +77,6 @@ def test_tampered_checkpoint_is_detected(uninterrupted, tmp_path):
     res = run(*CLI, 'train', '--preset', 'tiny', '--out', copy, '--resume', '--no-progress', check=False)
     assert res.returncode != 0 and 'fails its checksum' in res.stderr
 
-def test_two_processes_match_one(uninterrupted, tmp_path):
-    out = tmp_path / 'ddp'
-    env = dict(os.environ, OMP_NUM_THREADS='1')
-    run(sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node', '2', CLI[0],
-        'train', '--preset', 'tiny', '--out', out, '--no-progress', env=env)
-    one, two = records(uninterrupted), records(out)
-    for phase in ('base', 'cvae'):
-        a = [r for r in one if r['phase'] == phase][:2]; b = [r for r in two if r['phase'] == phase][:2]
-        assert [r['step'] for r in a] == [r['step'] for r in b]
-        for ra, rb in zip(a, b): assert abs(ra['loss'] - rb['loss']) <= 1e-4 * abs(ra['loss']), (phase, ra, rb)
-    assert (out / 'metrics.json').exists() and not list(out.glob('.*.tmp'))
-
 def test_compare_trains_each_base_once(tmp_path):
     res = run(*CLI, 'compare', '--preset', 'tiny', '--out', tmp_path, '--no-progress')
     assert all(f'| {r} | 0 |' in res.stdout for r in ('plain', 'example', 'distribution', 'token'))
@@ -158,3 +147,71 @@ def test_same_seed_same_numbers_in_new_processes(tmp_path):
     for name in ('second', 'killed'):
         assert [without_wall(r) for r in records(tmp_path / name)] == first, name
         assert dict(phase='eval', **without_wall(json.loads((tmp_path / name / 'metrics.json').read_text()))) == first[-1], name
+
+def test_refusal_on_rank0_stops_every_rank(uninterrupted, tmp_path):
+    "Two processes started by hand (no torchrun agent to kill a straggler): rank 0 refuses the run directory, both exit 2."
+    copy = tmp_path / 'copy'; shutil.copytree(uninterrupted, copy)
+    env = dict(os.environ, MASTER_ADDR='127.0.0.1', MASTER_PORT=str(29500 + os.getpid() % 1000), WORLD_SIZE='2', OMP_NUM_THREADS='1')
+    procs = [subprocess.Popen([*CLI, 'train', '--preset', 'tiny', '--out', str(copy), '--no-progress', '--device', 'cpu'],
+                              env=dict(env, RANK=str(r), LOCAL_RANK=str(r)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for r in (0, 1)]
+    outs = [p.communicate(timeout=120) for p in procs]                 # before the change rank 1 waited at a barrier
+    assert [p.returncode for p in procs] == [2, 2], outs
+    assert 'already holds a run: pass --resume' in outs[0][1] and 'Traceback' not in outs[0][1] + outs[1][1]
+
+TEARDOWN = """
+import sys
+import torch.distributed as dist
+import inverse_surprisal.train as t
+t.main(sys.argv[1:])
+print('process group destroyed:', not dist.is_initialized())
+"""
+
+def test_two_processes_match_one(uninterrupted, tmp_path):
+    out = tmp_path / 'ddp'
+    env = dict(os.environ, OMP_NUM_THREADS='1')
+    script = tmp_path / 'teardown.py'; script.write_text(TEARDOWN)
+    res = run(sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node', '2', script,
+              'train', '--preset', 'tiny', '--out', out, '--no-progress', env=env)
+    assert res.stdout.count('process group destroyed: True') == 2, res.stdout
+    one, two = records(uninterrupted), records(out)
+    for phase in ('base', 'cvae'):
+        a = [r for r in one if r['phase'] == phase][:2]; b = [r for r in two if r['phase'] == phase][:2]
+        assert [r['step'] for r in a] == [r['step'] for r in b]
+        for ra, rb in zip(a, b): assert abs(ra['loss'] - rb['loss']) <= 1e-4 * abs(ra['loss']), (phase, ra, rb)
+    assert (out / 'metrics.json').exists() and not list(out.glob('.*.tmp'))
+
+def test_device_errors_are_one_line(tmp_path):
+    cases = [('nonsense', "--device 'nonsense':")]
+    if not torch.cuda.is_available(): cases.append(('cuda', '--device cuda: CUDA is not available on this machine'))
+    for device, msg in cases:
+        res = run(*CLI, 'train', '--preset', 'tiny', '--out', tmp_path / device, '--device', device, check=False)
+        assert res.returncode == 2 and msg in res.stderr and 'Traceback' not in res.stderr, res.stderr
+        assert not (tmp_path / device).exists()
+
+def test_progress_lines_when_not_a_terminal(tmp_path):
+    "Into a pipe, progress is one line every log_every steps (no carriage returns); stdout ends with the run directory."
+    res = run(*CLI, 'train', '--preset', 'tiny', '--out', tmp_path / 'run', '--device', 'cpu')
+    assert '\r' not in res.stderr
+    assert [l.split(',')[0] for l in res.stderr.splitlines() if l.startswith('discrete CVAE')] == \
+           [f'discrete CVAE (plain): step {s}/12' for s in (3, 6, 9, 12)], res.stderr
+    assert res.stdout.strip().splitlines()[-1].startswith(f"run directory: {(tmp_path / 'run').resolve()}")
+    assert 'nats/token' in res.stdout and 'The CVAE is worse than the z-free oracle' in res.stdout
+
+def test_bf16_autocast_runs_the_matmuls_in_bfloat16(tmp_path):
+    "precision=bf16: the CVAE's linear layers compute in bfloat16 while losses stay float32; fp32 computes in float32."
+    from inverse_surprisal.train import Trainer, make_config
+    seen = {}
+    def record(module, args, out):
+        if isinstance(module, torch.nn.Linear) and torch.is_grad_enabled(): seen.setdefault(seen['run'], set()).add(out.dtype)
+    handle = torch.nn.modules.module.register_module_forward_hook(record)
+    try:
+        runs = {}
+        for precision in ('fp32', 'bf16'):
+            seen['run'] = precision
+            cfg = make_config('tiny', dict(base='oracle', precision=precision, steps=4, eval_every=4, log_every=1))
+            runs[precision] = Trainer(cfg, tmp_path / precision, progress=False, device='cpu').fit()
+    finally: handle.remove()
+    assert seen['fp32'] == {torch.float32} and seen['bf16'] == {torch.bfloat16}, seen
+    first = {p: [r for r in records(tmp_path / p) if r['phase'] == 'cvae'][0]['loss'] for p in runs}
+    assert first['fp32'] != first['bf16'] and abs(first['fp32'] - first['bf16']) < 0.02 * abs(first['fp32']), first
