@@ -1,6 +1,7 @@
 """Time to quality: wall seconds until the demo preset reaches 50% of the oracle information (from the run's own held-out
 evaluations), with the best fraction reached and the final figures the training issue sets goals on (wall time, KL
-against the oracle information, base gap, joint NMI); and the wall time of `make test`. The full preset's runs take
+against the oracle information, base gap, joint NMI); whether a second demo run in a new process ends bit-identical
+(wall time aside); and the wall time of `make test`. The full preset's runs take
 longer than `make bench` may: bench_full_runs.py reads them. Prints one JSON object."""
 import argparse, json, shutil, subprocess, sys, time
 from pathlib import Path
@@ -26,10 +27,13 @@ def main():
     p = argparse.ArgumentParser(description=__doc__); p.add_argument('--device', default='cpu')
     p.parse_args()
     res = {}
-    demo = ROOT / 'runs' / 'bench-demo'
-    if demo.exists(): shutil.rmtree(demo)
-    subprocess.run([str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--preset', 'demo', '--out', str(demo), '--no-progress'],
-                   check=True, capture_output=True)
+    demo, again = ROOT / 'runs' / 'bench-demo', ROOT / 'runs' / 'bench-demo-again'
+    for run in (demo, again):
+        if run.exists(): shutil.rmtree(run)
+        subprocess.run([str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--preset', 'demo', '--out', str(run), '--no-progress'],
+                       check=True, capture_output=True)
+    strip = lambda run: [{k: v for k, v in json.loads(l).items() if k != 'wall_seconds'} for l in (run / 'metrics.jsonl').read_text().splitlines()]
+    res['demo_identical_in_new_process'] = strip(demo) == strip(again)
     res['demo_time_to_quality_seconds'], res['demo_best_fraction'] = time_to(demo, 0.5)
     res.update(final_figures(demo, 'demo'))
     t = time.perf_counter()
