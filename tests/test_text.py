@@ -1,0 +1,66 @@
+"Own data end to end at the scoring level: a JSONL file, a locally saved tokenizer and GPT-2, b against Hugging Face's loss."
+import json, sys
+
+import numpy as np
+import pytest
+import torch
+
+from inverse_surprisal.reference import WithBaseSurprisal, base_surprisal, build_cache
+from inverse_surprisal.text import TextPairs, bucketed_batches, collate, load_tokenizer, read_pairs, require_hf
+
+transformers = pytest.importorskip('transformers')
+tokenizers = pytest.importorskip('tokenizers')
+
+WORDS = 'the a cat dog sat ran on under mat log red blue big small and then'.split()
+
+@pytest.fixture(scope='module')
+def saved(tmp_path_factory):
+    "A generated JSONL corpus, a word-level tokenizer and a tiny GPT-2, each saved to a local folder."
+    d = tmp_path_factory.mktemp('own')
+    g = np.random.default_rng(0)
+    with open(d / 'pairs.jsonl', 'w') as f:
+        for _ in range(40):
+            x, y = (' '.join(g.choice(WORDS, g.integers(lo, hi))) for lo, hi in ((0, 6), (1, 7)))
+            f.write(json.dumps(dict(x=x, y=y)) + '\n')
+    tok = tokenizers.Tokenizer(tokenizers.models.WordLevel(unk_token='[UNK]'))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    tok.train_from_iterator([' '.join(WORDS)], tokenizers.trainers.WordLevelTrainer(special_tokens=['[PAD]', '[UNK]', '[EOS]']))
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tok, pad_token='[PAD]', unk_token='[UNK]', eos_token='[EOS]')
+    fast.save_pretrained(d / 'base')
+    torch.manual_seed(0)
+    cfg = transformers.GPT2Config(vocab_size=len(fast), n_positions=16, n_embd=32, n_layer=2, n_head=4,
+                                  bos_token_id=fast.eos_token_id, eos_token_id=fast.eos_token_id)
+    transformers.GPT2LMHeadModel(cfg).save_pretrained(d / 'base')
+    return d
+
+def test_b_of_own_pairs_equals_hugging_face_loss(saved, tmp_path):
+    "b from the cache, for every pair, equals the model's own labels loss times the number of y tokens."
+    tokenizer = load_tokenizer(saved / 'base')
+    model = transformers.AutoModelForCausalLM.from_pretrained(saved / 'base', local_files_only=True).eval()
+    data = TextPairs(read_pairs(saved / 'pairs.jsonl'), tokenizer, max_len=model.config.n_positions)
+    cache = build_cache(model, data, tmp_path / 'b.iscache', batch_size=8, progress=False)
+    served = WithBaseSurprisal(data, cache)
+    with torch.no_grad():
+        for i in range(len(data)):
+            ids, y = data[i]['input_ids'][None], data[i]['y_mask'][None]
+            hf = model(input_ids=ids, labels=ids.masked_fill(~y, -100)).loss * y.sum()
+            torch.testing.assert_close(served[i]['base_surprisal'].float(), hf, rtol=1e-5, atol=1e-5)
+    # the same through padded, length-bucketed batches
+    for idx in bucketed_batches([len(it['input_ids']) for it in data], 8):
+        batch = collate([data[i] for i in idx.tolist()], tokenizer.pad_token_id)
+        b = base_surprisal(model, **batch)
+        want = torch.stack([served[i]['base_surprisal'].float() for i in idx.tolist()])
+        torch.testing.assert_close(b.example, want, rtol=1e-5, atol=1e-5)
+
+def test_own_data_errors(saved, tmp_path):
+    tokenizer = load_tokenizer(saved / 'base')
+    with pytest.raises(ValueError, match='longer than max_len=4'): TextPairs(read_pairs(saved / 'pairs.jsonl'), tokenizer, max_len=4)
+    with pytest.raises(ValueError, match='no such folder'): load_tokenizer(tmp_path / 'missing')
+    (tmp_path / 'empty').mkdir()
+    with pytest.raises(ValueError, match='no tokenizer there'): load_tokenizer(tmp_path / 'empty')
+    (tmp_path / 'bad.jsonl').write_text('{"x": "a", "y": "b"}\nnot json\n')
+    with pytest.raises(ValueError, match=r'bad.jsonl, line 2: not JSON'): read_pairs(tmp_path / 'bad.jsonl')
+
+def test_missing_extra_is_named(monkeypatch):
+    monkeypatch.setitem(sys.modules, 'transformers', None)
+    with pytest.raises(ImportError, match=r"pip install 'inverse_surprisal\[hf\]'"): require_hf('load_tokenizer')
