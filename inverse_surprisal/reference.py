@@ -129,13 +129,15 @@ def base_surprisal(model: nn.Module, # causal LM: returns logits (bs,T,V) or an 
     y_mask = _check_scoring_inputs(input_ids, y_mask, attention_mask, labels)
     _check_ids_in_vocabulary(model, input_ids)
     if not isinstance(chunk_elements, int) or chunk_elements < 1: raise ValueError(f"chunk_elements must be an int >= 1, got {chunk_elements!r}")
-    was_training = model.training
-    model.eval()
+    modes = [m.training for m in model.modules()]             # each module's own mode, restored exactly afterwards
+    if any(modes): model.eval()
     try:
         with torch.inference_mode():
             out = model(input_ids) if attention_mask is None else model(input_ids, **_padding_kwargs(model, attention_mask))
             token = _y_token_surprisal(_logits_of(out, input_ids.shape), input_ids, y_mask, chunk_elements)
-    finally: model.train(was_training)
+    finally:
+        if any(modes):
+            for m, mode in zip(model.modules(), modes): m.training = mode
     token = token.clone()   # a normal tensor, usable as a constant outside inference mode
     return BaseSurprisal(token.sum(1), token)
 
@@ -238,6 +240,19 @@ def example_fingerprint(input_ids: Tensor, # (T,) token ids of one example, unpa
     h = hashlib.sha256(len(ids).to_bytes(8, 'little'))
     h.update(ids.tobytes()); h.update(np.packbits(y_mask.detach().cpu().numpy().astype(bool, copy=False)).tobytes())
     return h.digest()[:16]
+
+def _fingerprints(items: list, # [(input_ids (T,), y_mask (T,)), ...] as `_example_fields` returns them
+                 ) -> np.ndarray: # (n,) 'S16': `example_fingerprint` of each item
+    "Every item's fingerprint, converted to numpy once per length rather than once per item (faster for short examples)."
+    out, by_len = np.empty(len(items), dtype='S16'), {}
+    for k, (ids, _) in enumerate(items): by_len.setdefault(len(ids), []).append(k)
+    for T, ks in by_len.items():
+        ids = torch.stack([items[k][0] for k in ks]).detach().cpu().numpy().astype(np.int64, copy=False)
+        bits = np.packbits(torch.stack([items[k][1] for k in ks]).detach().cpu().numpy().astype(bool, copy=False), axis=1)
+        head = T.to_bytes(8, 'little')
+        for j, k in enumerate(ks):
+            h = hashlib.sha256(head); h.update(ids[j].tobytes()); h.update(bits[j].tobytes()); out[k] = h.digest()[:16]
+    return out
 
 # %% ../nbs/02_reference.ipynb #b8d2f1a3
 @contextmanager
@@ -399,6 +414,8 @@ class ScoredExamples(NamedTuple):
 
 def _pad_batch(examples, pad_id):
     "(input_ids, y_mask) right-padded to the batch's longest example."
+    if len({len(i) for i, _ in examples}) == 1:               # one length (bucketing makes it common): nothing to pad
+        return torch.stack([i for i, _ in examples]).long(), torch.stack([m for _, m in examples]).bool()
     pad = torch.nn.utils.rnn.pad_sequence
     return (pad([i.long() for i, _ in examples], batch_first=True, padding_value=pad_id),
             pad([m.bool() for _, m in examples], batch_first=True, padding_value=False))
@@ -415,7 +432,7 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
     if not isinstance(batch_size, int) or batch_size < 1: raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
     if device is None: device = next((p.device for p in model.parameters()), torch.device('cpu'))
     items = [_example_fields(dataset[i], i) for i in range(len(dataset))]
-    fps = np.array([example_fingerprint(i, m) for i, m in items], dtype='S16')
+    fps = _fingerprints(items)
     order = np.argsort(np.array([len(i) for i, _ in items], dtype=np.int64), kind='stable')
     rank, world = _dist_info()
     batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)][rank::world]
@@ -474,7 +491,7 @@ def build_cache(model: nn.Module, # the base model; wrap it in FrozenBaseModel t
             if on_stale == 'error': raise
     if old is None: todo = list(range(len(dataset)))
     else:
-        fps = [example_fingerprint(*_example_fields(dataset[i], i)) for i in range(len(dataset))]
+        fps = _fingerprints([_example_fields(dataset[i], i) for i in range(len(dataset))])
         todo = np.flatnonzero(old.find(fps) < 0).tolist()
         if not todo: return old
     rank, world = _dist_info()

@@ -91,6 +91,14 @@ def test_hugging_face_style_batches_and_items(gpt2, padded_batch):
     with pytest.raises(ValueError, match=re.escape("dataset item 0 must have the key 'input_ids' and one of 'y_mask' and 'labels'")):
         score_dataset(gpt2, [dict(input_ids=ids[0], y_mask=y[0], labels=labels[0])], progress=False)
 
+def test_each_module_keeps_its_mode(gpt2, padded_batch):
+    "Scoring runs in eval mode and gives every module back its own mode, a mixed one included."
+    ids, att, y = padded_batch
+    gpt2.train(); gpt2.transformer.h[0].eval()
+    before = [m.training for m in gpt2.modules()]
+    base_surprisal(gpt2, ids, y, attention_mask=att)
+    assert [m.training for m in gpt2.modules()] == before and not gpt2.transformer.h[0].training
+
 def test_train_mode_dropout_is_deterministic(gpt2, padded_batch):
     ids, att, y = padded_batch
     gpt2.train()
