@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from .nn import (CVAEArchConfig, check_cvae_batch, sample_continuation, sequence_nll,
+from .nn import (CVAEArchConfig, check_cvae_batch, context_mask, sample_continuation, sequence_nll,
                                   split_context)
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
 
@@ -53,12 +53,13 @@ class ContinuousCVAE(nn.Module):
         mu, logvar = params.chunk(2, -1)
         return mu, soft_clamp(logvar, self.cfg.max_logvar)
 
-    def posterior(self, input_ids: Tensor) -> tuple: return self._gaussian(self.encoder(input_ids))
-    def prior(self, context_ids: Tensor) -> tuple:
+    def posterior(self, input_ids: Tensor, attention_mask: Tensor=None) -> tuple: # (mu, logvar) of q(z|x,y)
+        return self._gaussian(self.encoder(input_ids) if attention_mask is None else self.encoder(input_ids, attention_mask))
+    def prior(self, context_ids: Tensor, context: Tensor=None) -> tuple: # (mu, logvar) of p(z|x); `context`: mask of x
         if self.prior_net is None:
             z = torch.zeros(len(context_ids), self.cfg.latent_dim, device=context_ids.device)
             return z, z
-        return self._gaussian(self.prior_net(context_ids))
+        return self._gaussian(self.prior_net(context_ids) if context is None else self.prior_net(context_ids, context))
 
 # %% ../nbs/07_continuous_cvae.ipynb #4231214f
 def continuous_forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
@@ -67,12 +68,17 @@ def continuous_forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; se
                        base_token_surprisal: Tensor=None, # (bs,T) for the token term
                        base_mean: float=None, # E_D[b] for the distribution term
                        step: int=0, # training step, for the beta schedule
+                       attention_mask: Tensor=None, # (bs,T) for variable-length, right-padded batches (text pairs)
                       ) -> CVAEOutput:
     "Posterior, S reparameterised samples, reconstruction, analytic KL and the objective."
-    check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal)
-    context = split_context(input_ids, y_mask)
-    mu_q, lv_q = self.posterior(input_ids)
-    mu_p, lv_p = self.prior(context)
+    check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal, variable=attention_mask is not None)
+    if attention_mask is None: mu_q, lv_q = self.posterior(input_ids); mu_p, lv_p = self.prior(split_context(input_ids, y_mask))
+    else:                                # each example's own context and y; padding is never read (the decoder is causal)
+        if 'alignment' in (self.cfg.posterior_encoder, self.cfg.aux_head):
+            raise ValueError("variable-length batches need posterior_encoder='transformer' and aux_head='bow' "
+                             "(the alignment blocks read one fixed y region)")
+        mu_q, lv_q = self.posterior(input_ids, attention_mask.bool())
+        mu_p, lv_p = self.prior(input_ids, context_mask(y_mask, attention_mask))
     S, bs = self.cfg.n_samples, len(input_ids)
     z = mu_q + (0.5 * lv_q).exp() * torch.randn(S, *mu_q.shape, device=mu_q.device)        # (S,bs,D)
     l, tok = sequence_nll(self.decoder, input_ids.repeat(S, 1), y_mask.repeat(S, 1), self.to_prefix(z.reshape(S * bs, -1))[:, None])
