@@ -74,9 +74,7 @@ def continuous_forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; se
     check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal, variable=attention_mask is not None)
     if attention_mask is None: mu_q, lv_q = self.posterior(input_ids); mu_p, lv_p = self.prior(split_context(input_ids, y_mask))
     else:                                # each example's own context and y; padding is never read (the decoder is causal)
-        if 'alignment' in (self.cfg.posterior_encoder, self.cfg.aux_head):
-            raise ValueError("variable-length batches need posterior_encoder='transformer' and aux_head='bow' "
-                             "(the alignment blocks read one fixed y region)")
+        self.cfg.check_variable_length()
         mu_q, lv_q = self.posterior(input_ids, attention_mask.bool())
         mu_p, lv_p = self.prior(input_ids, context_mask(y_mask, attention_mask))
     S, bs = self.cfg.n_samples, len(input_ids)

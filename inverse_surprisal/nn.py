@@ -138,6 +138,11 @@ class CVAEArchConfig:
         if self.head_context_gate and self.aux_head != 'alignment': raise ValueError("head_context_gate needs aux_head='alignment'")
         if 'alignment' in (self.posterior_encoder, self.aux_head): _check_y_len(self.y_len, self.seq_len)
 
+    def check_variable_length(self): # padded batches of text pairs need blocks that read any y region
+        if 'alignment' in (self.posterior_encoder, self.aux_head):
+            raise ValueError("variable-length batches need posterior_encoder='transformer' and aux_head='bow' "
+                             "(the alignment blocks read one fixed y region)")
+
     def _arch(self): return dict(d_model=self.d_model, n_layers=self.n_layers, n_heads=self.n_heads, dropout=self.dropout)
     def make_decoder(self) -> CausalTransformer:
         return CausalTransformer(self.vocab_size, self.seq_len, z_every_position=self.z_every_position, **self._arch())

@@ -15,8 +15,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .losses import _check_field_types
-from .nn import (AlignmentEncoder, CVAEArchConfig, check_cvae_batch, sample_continuation, sequence_nll,
-                                  split_context)
+from .nn import (AlignmentEncoder, CVAEArchConfig, check_cvae_batch, context_mask, sample_continuation,
+                                  sequence_nll, split_context)
 from .objective import CVAEOutput, ObjectiveConfig, beta_at, cvae_objective, reconstruction_term
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #f3019a5a
@@ -68,12 +68,12 @@ class SharedDiscreteCVAE(nn.Module):
         self.register_buffer('joint_grid', torch.cartesian_prod(*[torch.arange(k) for k in cfg.code_sizes]).reshape(-1, len(cfg.code_sizes)))
 
     def _split(self, logits: Tensor) -> list: return [l.log_softmax(-1) for l in logits.split(self.cfg.code_sizes, -1)]
-    def posterior(self, input_ids: Tensor) -> list: # log q_m, one (bs,K_m) per code
-        return self._split(self.encoder(input_ids))
-    def prior(self, context_ids: Tensor) -> list: # log p_m, one (bs,K_m) per code
+    def posterior(self, input_ids: Tensor, attention_mask: Tensor=None) -> list: # log q_m, one (bs,K_m) per code
+        return self._split(self.encoder(input_ids) if attention_mask is None else self.encoder(input_ids, attention_mask))
+    def prior(self, context_ids: Tensor, context: Tensor=None) -> list: # log p_m, one (bs,K_m) per code; `context`: mask of x
         if self.prior_net is None:
             return [torch.full((len(context_ids), k), -math.log(k), device=context_ids.device) for k in self.cfg.code_sizes]
-        return self._split(self.prior_net(context_ids))
+        return self._split(self.prior_net(context_ids) if context is None else self.prior_net(context_ids, context))
 
     def prefix(self, onehots: list) -> Tensor: # (bs, M, d): one embedding per code from (soft or hard) one-hots
         return torch.stack([oh @ emb.weight for oh, emb in zip(onehots, self.code_emb)], 1)
@@ -120,10 +120,14 @@ def discrete_forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; 
                      base_mean: float=None, # E_D[b] for the distribution term
                      step: int=0, # training step: beta and temperature schedules
                      exact: bool=None, # force exact enumeration (True) or Gumbel (False); by threshold when None
+                     attention_mask: Tensor=None, # (bs,T) for variable-length, right-padded batches (text pairs)
                     ) -> CVAEOutput:
     "Posterior per code, exact or Gumbel reconstruction, analytic KL per code, and the objective (ELBO or EM)."
-    check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal)
-    log_q, log_p = self.posterior(input_ids), self.prior(split_context(input_ids, y_mask))
+    check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal, variable=attention_mask is not None)
+    if attention_mask is None: log_q, log_p = self.posterior(input_ids), self.prior(split_context(input_ids, y_mask))
+    else:                                # as in the continuous family: each example's own context; padding never read
+        self.cfg.check_variable_length()
+        log_q, log_p = self.posterior(input_ids, attention_mask.bool()), self.prior(input_ids, context_mask(y_mask, attention_mask))
     kl_units = torch.stack([(lq.exp() * (lq - lp)).sum(1) for lq, lp in zip(log_q, log_p)], 1)      # (bs,M)
     exact = self.cfg.n_joint <= self.cfg.exact_max_classes if exact is None else exact
     if exact:

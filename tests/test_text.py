@@ -65,15 +65,18 @@ def test_missing_extra_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, 'transformers', None)
     with pytest.raises(ImportError, match=r"pip install 'inverse_surprisal\[hf\]'"): require_hf('load_tokenizer')
 
-def test_text_batches_train_the_continuous_cvae(saved):
-    "Bucketed, padded text batches through the continuous CVAE: finite loss, gradients on every part, a step lowers it."
+@pytest.mark.parametrize('family', ['continuous', 'discrete'])
+def test_text_batches_train_both_cvae_families(saved, family):
+    "Bucketed, padded text batches through either CVAE family: finite loss, gradients on every part, a step lowers it."
     from inverse_surprisal.continuous_cvae import ContinuousCVAE, ContinuousCVAEConfig
     from inverse_surprisal.objective import ObjectiveConfig
+    from inverse_surprisal.shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig
     tokenizer = load_tokenizer(saved / 'base')
     data = TextPairs(read_pairs(saved / 'pairs.jsonl'), tokenizer, max_len=16)
     torch.manual_seed(0)
-    cfg = ContinuousCVAEConfig(vocab_size=len(tokenizer), seq_len=16, d_model=32, n_layers=1, posterior_encoder='transformer', aux_head='bow')
-    model = ContinuousCVAE(cfg, ObjectiveConfig(recon='example', aux_weight=1.0))
+    arch = dict(vocab_size=len(tokenizer), seq_len=16, d_model=32, n_layers=1, posterior_encoder='transformer', aux_head='bow')
+    model = (ContinuousCVAE(ContinuousCVAEConfig(**arch), ObjectiveConfig(recon='example', aux_weight=1.0)) if family == 'continuous' else
+             SharedDiscreteCVAE(SharedDiscreteCVAEConfig(code_sizes=(4,), **arch), ObjectiveConfig(recon='example', aux_weight=1.0)))
     idx = bucketed_batches([len(it['input_ids']) for it in data], 40)[0]
     batch = collate([data[i] for i in idx.tolist()], tokenizer.pad_token_id)
     b = torch.rand(len(idx)) * 10 + 1
