@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['information_gain', 'base_gap_per_token', 'joint_table', 'mutual_information', 'normalized_mutual_information',
            'linear_assignment', 'hungarian', 'matched_accuracy', 'mig', 'classes_with_own_code',
-           'linear_probe_accuracy', 'CodeUsage', 'code_usage', 'categorical_kl', 'decoder_uses_z', 'by_difficulty']
+           'linear_probe_accuracy', 'CodeUsage', 'code_usage', 'categorical_kl', 'decoder_uses_z', 'by_difficulty',
+           'own_data_summary']
 
 # %% ../nbs/04_metrics.ipynb #60c417ab
 import math
@@ -15,7 +16,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from .losses import _check_tensor, code_length_reduction
+from .losses import _check_tensor, code_length_reduction, weight_health
 
 # %% ../nbs/04_metrics.ipynb #6e45b994
 def information_gain(recon_nll: Tensor, # (n,) nats, the CVAE's l(x,y)
@@ -203,3 +204,19 @@ def by_difficulty(values: Tensor, # (n,) a per-example metric
                  ) -> dict: # {difficulty: mean}
     "Mean of a per-example metric for each difficulty level."
     return {int(d): values[difficulty == d].double().mean().item() for d in difficulty.unique()}
+
+# %% ../nbs/04_metrics.ipynb #6a1f0c32
+def own_data_summary(recon_nll: Tensor, # (n,) nats, l of the CVAE on held-out pairs
+                     kl: Tensor, # (n,) nats, KL(q(z|x,y) || p(z|x))
+                     base_surprisal: Tensor, # (n,) nats, b from the base model, > 0
+                     weights: Tensor, # (n,) the reconstruction weight the objective put on each example
+                    ) -> dict:
+    "The figures of a run on own data: b, l, rate, code-length reduction, fractional gain and weight health (float64)."
+    l, b = recon_nll.detach().double(), base_surprisal.detach().double()
+    if kl.shape != b.shape: raise ValueError(f"kl has shape {tuple(kl.shape)} but base_surprisal has shape {tuple(b.shape)}: they must match")
+    if (b <= 0).any(): raise ValueError("base_surprisal must be > 0 for a fractional gain (every y token costs something)")
+    health = weight_health(weights.double(), b)
+    return dict(base_surprisal_mean=b.mean().item(), recon_nll=l.mean().item(), kl=kl.detach().double().mean().item(),
+                code_length_reduction=code_length_reduction(l, b).mean().item(), fractional_gain=((b - l) / b).mean().item(),
+                weight_ess_fraction=health.ess_fraction, weight_max_over_mean=health.max / weights.double().mean().item(),
+                weight_lightest_decile_share=health.lightest_decile_share)
