@@ -132,6 +132,7 @@ class CVAEArchConfig:
         for name in ('vocab_size', 'seq_len', 'd_model', 'n_layers', 'n_heads', 'n_relations') + names:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+        if self.d_model % self.n_heads: raise ValueError(f"d_model must be divisible by n_heads, got {self.d_model} and {self.n_heads}")
         if self.posterior_encoder not in ('alignment', 'transformer'):
             raise ValueError(f"posterior_encoder must be 'alignment' or 'transformer', got {self.posterior_encoder!r}")
         if self.aux_head not in ('alignment', 'bow'): raise ValueError(f"aux_head must be 'alignment' or 'bow', got {self.aux_head!r}")

@@ -235,16 +235,13 @@ def _example_fields(item, position) -> tuple:
 def example_fingerprint(input_ids: Tensor, # (T,) token ids of one example, unpadded
                         y_mask: Tensor, # (T,) bool y mask of that example
                        ) -> bytes: # 16 bytes
-    "Content key of one example: sha256 of its length, ids and y mask, truncated to 16 bytes."
-    ids = input_ids.detach().cpu().numpy().astype(np.int64, copy=False)
-    h = hashlib.sha256(len(ids).to_bytes(8, 'little'))
-    h.update(ids.tobytes()); h.update(np.packbits(y_mask.detach().cpu().numpy().astype(bool, copy=False)).tobytes())
-    return h.digest()[:16]
+    "Content key of one example: sha256 of its length, ids (int64) and packed y mask, truncated to 16 bytes."
+    return _fingerprints([(input_ids, y_mask)])[0]
 
 def _fingerprints(items: list, # [(input_ids (T,), y_mask (T,)), ...] as `_example_fields` returns them
-                 ) -> np.ndarray: # (n,) 'S16': `example_fingerprint` of each item
-    "Every item's fingerprint, converted to numpy once per length rather than once per item (faster for short examples)."
-    out, by_len = np.empty(len(items), dtype='S16'), {}
+                 ) -> list: # n keys of 16 bytes
+    "Every item's content key (see `example_fingerprint`), converted to numpy once per length, not once per item."
+    out, by_len = [None] * len(items), {}
     for k, (ids, _) in enumerate(items): by_len.setdefault(len(ids), []).append(k)
     for T, ks in by_len.items():
         ids = torch.stack([items[k][0] for k in ks]).detach().cpu().numpy().astype(np.int64, copy=False)
@@ -432,7 +429,7 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
     if not isinstance(batch_size, int) or batch_size < 1: raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
     if device is None: device = next((p.device for p in model.parameters()), torch.device('cpu'))
     items = [_example_fields(dataset[i], i) for i in range(len(dataset))]
-    fps = _fingerprints(items)
+    fps = np.array(_fingerprints(items), dtype='S16')
     order = np.argsort(np.array([len(i) for i, _ in items], dtype=np.int64), kind='stable')
     rank, world = _dist_info()
     batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)][rank::world]

@@ -72,14 +72,12 @@ class ModelConfig:
     class_maps: bool=False # discrete: per-class offsets on the alignment head's token maps
     estimator: str='elbo' # discrete: 'elbo' | 'em' (the exact posterior as target; exact enumeration)
 
-    def __post_init__(self): # the rest (encoders, heads, estimator, code sizes) is the family's config's to check: `model_config`
+    def __post_init__(self): # widths, heads, encoders, code sizes are the family's config's to check: `model_config`
         _check_field_types(self)
         if self.family not in FAMILIES: raise ValueError(f"family must be one of {FAMILIES}, got {self.family!r}")
         priors = dict(discrete=('conditional', 'uniform'), continuous=('conditional', 'standard'))[self.family]
         if self.prior not in priors: raise ValueError(f"prior must be one of {priors} for the {self.family} family, got {self.prior!r}")
-        for name in ('d_model', 'n_layers', 'n_heads', 'base_n_layers'):
-            if getattr(self, name) < 1: raise ValueError(f"{name} must be an int >= 1, got {getattr(self, name)!r}")
-        if self.d_model % self.n_heads: raise ValueError(f"d_model must be divisible by n_heads, got {self.d_model} and {self.n_heads}")
+        if self.base_n_layers < 1: raise ValueError(f"base_n_layers must be an int >= 1, got {self.base_n_layers!r}")
 
 def model_config(m: ModelConfig, task: SyntheticTask) -> SharedDiscreteCVAEConfig | ContinuousCVAEConfig:
     "The family's architecture for the task's token sequences, which checks the family's own rules."
