@@ -108,13 +108,17 @@ def _check_ids_in_vocabulary(model: nn.Module, input_ids: Tensor):
         raise ValueError(f"input_ids must be in [0, {V}) for this model, got {input_ids[bad][0].item()} at (example, position) "
                          f"{bad.nonzero()[0].tolist()}")
 
+def _forward_params(model: nn.Module) -> dict:
+    "The parameters of `model.forward`, seen through a wrapper that passes keywords on (FrozenBaseModel)."
+    params = inspect.signature(model.forward).parameters
+    while 'attention_mask' not in params and any(p.kind == p.VAR_KEYWORD for p in params.values()) \
+            and isinstance(getattr(model, 'model', None), nn.Module):
+        model = model.model; params = inspect.signature(model.forward).parameters
+    return params
+
 def _padding_kwargs(model: nn.Module, attention_mask: Tensor) -> dict:
     "`attention_mask`, and `position_ids` counted over the real tokens when the model takes them (left padding shifts them)."
-    params = inspect.signature(model.forward).parameters
-    while 'position_ids' not in params and any(p.kind == p.VAR_KEYWORD for p in params.values()) \
-            and isinstance(getattr(model, 'model', None), nn.Module):          # a wrapper that passes keywords on (FrozenBaseModel)
-        model = model.model; params = inspect.signature(model.forward).parameters
-    if 'position_ids' not in params: return dict(attention_mask=attention_mask)
+    if 'position_ids' not in _forward_params(model): return dict(attention_mask=attention_mask)
     return dict(attention_mask=attention_mask, position_ids=(attention_mask.long().cumsum(1) - 1).clamp(min=0))
 
 def base_surprisal(model: nn.Module, # causal LM: returns logits (bs,T,V) or an output with `.logits`
@@ -410,12 +414,13 @@ class ScoredExamples(NamedTuple):
     token: np.ndarray # (N,) float32 surprisal of every y token
 
 def _pad_batch(examples, pad_id):
-    "(input_ids, y_mask) right-padded to the batch's longest example."
+    "(input_ids, y_mask, attention_mask) right-padded to the batch's longest example; no mask when nothing is padded."
     if len({len(i) for i, _ in examples}) == 1:               # one length (bucketing makes it common): nothing to pad
-        return torch.stack([i for i, _ in examples]).long(), torch.stack([m for _, m in examples]).bool()
+        return torch.stack([i for i, _ in examples]).long(), torch.stack([m for _, m in examples]).bool(), None
     pad = torch.nn.utils.rnn.pad_sequence
     return (pad([i.long() for i, _ in examples], batch_first=True, padding_value=pad_id),
-            pad([m.bool() for _, m in examples], batch_first=True, padding_value=False))
+            pad([m.bool() for _, m in examples], batch_first=True, padding_value=False),
+            pad([torch.ones(len(i), dtype=torch.long) for i, _ in examples], batch_first=True))
 
 # %% ../nbs/02_reference.ipynb #a281ded4
 def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval mode
@@ -433,11 +438,13 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
     order = np.argsort(np.array([len(i) for i, _ in items], dtype=np.int64), kind='stable')
     rank, world = _dist_info()
     batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)][rank::world]
+    takes_mask = 'attention_mask' in _forward_params(model)    # right padding is invisible to a causal model; a model that
+                                                               # takes a mask gets it (Hugging Face's warn when pads come without one)
     idx, ex, n_y, tok = [], [], [], []
     with tqdm(total=sum(map(len, batches)), unit='ex', desc='scoring b', disable=not progress or rank != 0) as bar:
         for batch in batches:
-            ids, mask = _pad_batch([items[i] for i in batch], pad_id)
-            res = base_surprisal(model, ids.to(device), mask.to(device))
+            ids, mask, att = _pad_batch([items[i] for i in batch], pad_id)
+            res = base_surprisal(model, ids.to(device), mask.to(device), att.to(device) if takes_mask and att is not None else None)
             idx.append(torch.from_numpy(batch)); ex.append(res.example.double().cpu())
             n_y.append(mask.sum(1)); tok.append(res.token.float().cpu()[mask])
             bar.update(len(batch))

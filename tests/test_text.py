@@ -1,5 +1,6 @@
 "Own data end to end at the scoring level: a JSONL file, a locally saved tokenizer and GPT-2, b against Hugging Face's loss."
 import json, sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -89,3 +90,59 @@ def test_text_batches_train_both_cvae_families(saved, family):
         if len(losses) == 1: assert all(p.grad is not None and torch.isfinite(p.grad).all() for p in model.parameters())
         opt.step()
     assert np.isfinite(losses).all() and losses[1] < losses[0], losses
+
+def test_cli_end_to_end_on_own_pairs(saved, tmp_path):
+    "`inverse-surprisal train --data --base-model` in a new process: a finished run whose b is Hugging Face's labels loss."
+    import subprocess
+    from inverse_surprisal.reference import BaseSurprisalCache
+    out = tmp_path / 'run'
+    cmd = [str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--data', str(saved / 'pairs.jsonl'), '--base-model', str(saved / 'base'),
+           '--recon', 'example', '--set', 'steps=8', '--set', 'eval_every=4', '--set', 'batch_size=8', '--set', 'model.d_model=32',
+           '--set', 'data.eval_fraction=0.25', '--out', str(out), '--no-progress']
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert 'code_length_reduction' in res.stdout and f'run directory: {out.resolve()}' in res.stdout
+    m = json.loads((out / 'metrics.json').read_text())
+    assert (m['step'], m['n_heldout'], m['n_train']) == (8, 10, 30)
+    for k in ('base_surprisal_mean', 'recon_nll', 'kl', 'code_length_reduction', 'fractional_gain', 'weight_ess_fraction'):
+        assert np.isfinite(m[k]), k
+    assert m['weight_ess_fraction'] < 1                       # the example term weighs pairs unequally
+    tokenizer = load_tokenizer(saved / 'base')
+    model = transformers.AutoModelForCausalLM.from_pretrained(saved / 'base', local_files_only=True).eval()
+    data = TextPairs(read_pairs(saved / 'pairs.jsonl'), tokenizer)
+    served = {name: WithBaseSurprisal(data, BaseSurprisalCache(out / f'base_{name}.iscache')) for name in ('train', 'eval')}
+    b, found = [], 0
+    with torch.no_grad():
+        for i in range(len(data)):
+            ids, y = data[i]['input_ids'][None], data[i]['y_mask'][None]
+            hf = (model(input_ids=ids, labels=ids.masked_fill(~y, -100)).loss * y.sum()).item()
+            for s in served.values():
+                try: got = s[i]['base_surprisal'].item()
+                except KeyError: continue
+                found += 1; b.append((got, hf))
+    assert found == len(data)                                  # every pair is in exactly one of the two caches
+    np.testing.assert_allclose(*zip(*b), rtol=1e-5, atol=1e-5)
+    # the held-out mean in metrics.json is the mean of the eval cache
+    np.testing.assert_allclose(m['base_surprisal_mean'], BaseSurprisalCache(out / 'base_eval.iscache').example.mean(), rtol=1e-6)
+
+@pytest.mark.parametrize('opts, message', [
+    ({'--base-model': 'nowhere'}, 'base model folder nowhere: no such folder'),
+    ({'--tokenizer': 'nowhere'}, 'tokenizer folder nowhere: no such folder'),
+    ({'--data': 'BAD'}, 'bad.jsonl, line 2: not JSON'),
+    ({'--base-model': 'SHORT', '--tokenizer': 'BASE'}, '40 of 40 pairs are longer than max_len=2'),
+    ({'--set': 'model.posterior_encoder=alignment'}, "variable-length batches need posterior_encoder='transformer'"),
+    ({'--base': 'oracle'}, "base='pretrained' goes with own data"),
+])
+def test_cli_own_data_errors(saved, tmp_path, capsys, opts, message):
+    "Each unusable input stops the command line with status 2 and one message naming it, not a traceback."
+    from inverse_surprisal.train import main
+    (tmp_path / 'bad.jsonl').write_text('{"x": "a", "y": "b"}\nnot json\n')
+    short = transformers.GPT2Config.from_pretrained(saved / 'base', local_files_only=True); short.n_positions = 2
+    transformers.GPT2LMHeadModel(short).save_pretrained(tmp_path / 'short')
+    names = {'BAD': tmp_path / 'bad.jsonl', 'SHORT': tmp_path / 'short', 'BASE': saved / 'base'}
+    opts = {'--data': saved / 'pairs.jsonl', '--base-model': saved / 'base', **{k: names.get(v, v) for k, v in opts.items()}}
+    with pytest.raises(SystemExit) as e:
+        main(['train', *[str(x) for kv in opts.items() for x in kv], '--out', str(tmp_path / 'r'), '--no-progress'])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and 'Traceback' not in err, err
