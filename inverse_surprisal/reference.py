@@ -215,24 +215,26 @@ class FrozenBaseModel(nn.Module):
         with torch.inference_mode(): return self.model(*args, **kwargs)
 
 # %% ../nbs/02_reference.ipynb #db6ec2ea
+def _is_tensor(t) -> bool: return type(t) is Tensor or isinstance(t, Tensor)
+
 def _example_fields(item, position) -> tuple:
     """(input_ids, y_mask) of one dataset item: a mapping with `input_ids` and `y_mask` or Hugging Face-style `labels` (-100
     off y), and an optional `attention_mask` whose 0s (padding) are dropped; or a tuple/list starting with input_ids, y_mask."""
-    if isinstance(item, Mapping):
+    if type(item) is dict or isinstance(item, Mapping):     # exact types first: isinstance on ABCs and Tensor is slow per item
         if 'input_ids' not in item or ('y_mask' in item) == ('labels' in item):
             raise ValueError(f"dataset item {position} must have the key 'input_ids' and one of 'y_mask' and 'labels', got {sorted(item)}")
         ids = item['input_ids']
-        if not isinstance(ids, Tensor) or ids.ndim != 1: raise ValueError(f"dataset item {position}: input_ids must be a 1-D tensor")
+        if not _is_tensor(ids) or ids.ndim != 1: raise ValueError(f"dataset item {position}: input_ids must be a 1-D tensor")
         try: mask = item['y_mask'] if 'y_mask' in item else y_mask_from_labels(item['labels'], ids)
         except ValueError as e: raise ValueError(f"dataset item {position}: {e}") from None
         if item.get('attention_mask') is not None:
             keep = item['attention_mask']
-            if not isinstance(keep, Tensor) or keep.shape != ids.shape or (mask.bool() & (keep == 0)).any():
+            if not _is_tensor(keep) or keep.shape != ids.shape or (mask.bool() & (keep == 0)).any():
                 raise ValueError(f"dataset item {position}: attention_mask must be a tensor of input_ids' shape, 0 only off y")
             ids, mask = ids[keep.bool()], mask[keep.bool()]
     elif isinstance(item, (tuple, list)) and len(item) >= 2: ids, mask = item[0], item[1]
     else: raise TypeError(f"dataset item {position} must be a mapping or a (input_ids, y_mask, ...) tuple, got {type(item).__name__}")
-    if not isinstance(ids, Tensor) or not isinstance(mask, Tensor) or ids.ndim != 1 or mask.shape != ids.shape:
+    if not _is_tensor(ids) or not _is_tensor(mask) or ids.ndim != 1 or mask.shape != ids.shape:
         raise ValueError(f"dataset item {position}: input_ids and y_mask must be 1-D tensors of one length")
     return ids, mask
 
@@ -246,13 +248,14 @@ def _fingerprints(items: list, # [(input_ids (T,), y_mask (T,)), ...] as `_examp
                  ) -> list: # n keys of 16 bytes
     "Every item's content key (see `example_fingerprint`), converted to numpy once per length, not once per item."
     out, by_len = [None] * len(items), {}
-    for k, (ids, _) in enumerate(items): by_len.setdefault(len(ids), []).append(k)
+    for k, (ids, _) in enumerate(items): by_len.setdefault(ids.shape[0], []).append(k)
     for T, ks in by_len.items():
         ids = torch.stack([items[k][0] for k in ks]).detach().cpu().numpy().astype(np.int64, copy=False)
         bits = np.packbits(torch.stack([items[k][1] for k in ks]).detach().cpu().numpy().astype(bool, copy=False), axis=1)
-        head = T.to_bytes(8, 'little')
-        for j, k in enumerate(ks):
-            h = hashlib.sha256(head); h.update(ids[j].tobytes()); h.update(bits[j].tobytes()); out[k] = h.digest()[:16]
+        rows = np.concatenate([ids.view(np.uint8).reshape(len(ks), -1), bits], axis=1)   # each row: its ids' bytes, then its bits
+        head = hashlib.sha256(T.to_bytes(8, 'little'))
+        for k, row in zip(ks, rows):
+            h = head.copy(); h.update(row); out[k] = h.digest()[:16]
     return out
 
 # %% ../nbs/02_reference.ipynb #b8d2f1a3
@@ -415,12 +418,13 @@ class ScoredExamples(NamedTuple):
 
 def _pad_batch(examples, pad_id):
     "(input_ids, y_mask, attention_mask) right-padded to the batch's longest example; no mask when nothing is padded."
-    if len({len(i) for i, _ in examples}) == 1:               # one length (bucketing makes it common): nothing to pad
+    lengths = [i.shape[0] for i, _ in examples]
+    if min(lengths) == max(lengths):                          # one length (bucketing makes it common): nothing to pad
         return torch.stack([i for i, _ in examples]).long(), torch.stack([m for _, m in examples]).bool(), None
-    pad = torch.nn.utils.rnn.pad_sequence
-    return (pad([i.long() for i, _ in examples], batch_first=True, padding_value=pad_id),
-            pad([m.bool() for _, m in examples], batch_first=True, padding_value=False),
-            pad([torch.ones(len(i), dtype=torch.long) for i, _ in examples], batch_first=True))
+    pad, lengths = torch.nn.utils.rnn.pad_sequence, torch.tensor(lengths)
+    ids = pad([i.long() for i, _ in examples], batch_first=True, padding_value=pad_id)
+    return (ids, pad([m.bool() for _, m in examples], batch_first=True, padding_value=False),
+            (torch.arange(ids.shape[1]) < lengths[:, None]).long())
 
 # %% ../nbs/02_reference.ipynb #a281ded4
 def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval mode
@@ -435,7 +439,7 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
     if device is None: device = next((p.device for p in model.parameters()), torch.device('cpu'))
     items = [_example_fields(dataset[i], i) for i in range(len(dataset))]
     fps = np.array(_fingerprints(items), dtype='S16')
-    order = np.argsort(np.array([len(i) for i, _ in items], dtype=np.int64), kind='stable')
+    order = np.argsort(np.array([i.shape[0] for i, _ in items], dtype=np.int64), kind='stable')
     rank, world = _dist_info()
     batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)][rank::world]
     takes_mask = 'attention_mask' in _forward_params(model)    # right padding is invisible to a causal model; a model that
