@@ -656,8 +656,10 @@ def text_evaluate(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean:
     (l, kl, w, term), beta = self.held_out(model, b_eval, base_mean, step)
     return dict(step=step, **own_data_summary(l, kl, b_eval[0], w), recon_term=term.mean().item(), beta=beta,
                 n_heldout=len(l), n_train=len(self.train_set), n_dropped=len(self.dropped))
+
 def per_example(self: TextTrainer) -> dict:
     "The trained CVAE's held-out figures pair by pair: b, l, KL and the weight, (n,) each; after `fit` (or `fit(resume=True)`)."
+    if getattr(self, 'model', None) is None: raise ValueError("per_example needs a trained CVAE: call fit() (or fit(resume=True)) first")
     b = self.base_surprisals()
     (l, kl, w, _), _ = self.held_out(self.model, b['eval'], b['base_mean'], self.cfg.steps)
     return dict(base_surprisal=b['eval'][0], recon_nll=l, kl=kl, weights=w)
