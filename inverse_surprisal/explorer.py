@@ -8,12 +8,13 @@ __all__ = ['EPS_GRID', 'ExplorerState', 'explorer_state', 'draw', 'Explorer', 'w
 # %% ../nbs/11_explorer.ipynb #571f6772
 from dataclasses import dataclass
 
-import matplotlib.pyplot as plt
+import matplotlib.pyplot as plt   # not used to draw: importing it sets up Jupyter's inline display of figures
+from matplotlib.figure import Figure
 import numpy as np
 import torch
 
-from .losses import _check_positive_number, fractional_decomposition, weight_health
-from .synthetic import VARIANTS, SyntheticTask, matched_beta, variant_weights
+from .losses import RECON_TERMS, _check_positive_number, fractional_decomposition, weight_health
+from .synthetic import SyntheticTask, matched_beta, variant_weights
 
 # %% ../nbs/11_explorer.ipynb #b9e0560f
 EPS_GRID = np.logspace(-3, 2, 41) # the eps range over which the dropped term is drawn
@@ -21,7 +22,7 @@ EPS_GRID = np.logspace(-3, 2, 41) # the eps range over which the dropped term is
 @dataclass
 class ExplorerState:
     "What the explorer draws for one setting of its controls (numpy arrays, float64)."
-    variant: str # one of VARIANTS
+    variant: str # one of RECON_TERMS
     eps: float # the example-level eps
     beta: float # the plain loss's KL weight
     noise_levels: tuple # eta_d per difficulty tag
@@ -39,7 +40,7 @@ class ExplorerState:
     plain_rate: np.ndarray # (n,) the plain loss's rate at the same beta, for reference
 
 # %% ../nbs/11_explorer.ipynb #3e3ab4c0
-def explorer_state(variant: str='example', # one of VARIANTS
+def explorer_state(variant: str='example', # one of RECON_TERMS
                    eps: float=0.1, # > 0, the example-level eps (also the decomposition's)
                    beta: float=3.0, # > 0, the plain loss's KL weight; variants are compared at matched beta
                    noise_levels: tuple=(0.05, 0.2, 0.5), # eta_d per difficulty tag, each in (0, 1]
@@ -48,7 +49,7 @@ def explorer_state(variant: str='example', # one of VARIANTS
                    task_kwargs: dict=None, # other SyntheticTask settings (vocab_size, length, ...)
                   ) -> ExplorerState:
     "Compute everything the explorer draws for one setting of its controls."
-    if variant not in VARIANTS: raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    if variant not in RECON_TERMS: raise ValueError(f"variant must be one of {RECON_TERMS}, got {variant!r}")
     beta = _check_positive_number('beta', beta)
     task = SyntheticTask(noise_levels=tuple(noise_levels), **(task_kwargs or {}))
     s = task.sample(n, seed)
@@ -67,9 +68,9 @@ def explorer_state(variant: str='example', # one of VARIANTS
 # %% ../nbs/11_explorer.ipynb #f13aa67d
 _COLORS = dict(plain='0.55', example='C0', distribution='C2', token='C3')
 
-def draw(state: ExplorerState, fig: plt.Figure=None) -> plt.Figure:
+def draw(state: ExplorerState, fig: Figure=None) -> Figure:
     "The weights, the price on rate, the dropped term and the predicted rate allocation, on four panels."
-    fig = fig or plt.figure(figsize=(13, 3.4))
+    fig = fig or Figure(figsize=(13, 3.4))   # not a pyplot figure: shown only where it is displayed, never twice
     fig.clear()
     axes = fig.subplots(1, 4)
     b, c = state.base_surprisal, _COLORS[state.variant]
@@ -113,13 +114,13 @@ def widget(explorer: Explorer=None): # an ipywidgets box: controls above the fig
     import ipywidgets as W                                      # only the live widget needs ipywidgets (the `widgets` extra)
     from IPython.display import display
     ex = explorer or Explorer()
-    controls = dict(variant=W.Dropdown(options=VARIANTS, value='example', description='variant'),
+    controls = dict(variant=W.Dropdown(options=RECON_TERMS, value='example', description='variant'),
                     eps=W.FloatLogSlider(value=0.1, base=10, min=-3, max=2, step=0.1, description='eps'),
                     beta=W.FloatLogSlider(value=3.0, base=10, min=-1, max=1.5, step=0.05, description='beta'),
                     **{f'eta{d}': W.FloatSlider(value=v, min=0.01, max=1.0, step=0.01, description=f'noise {d}')
                        for d, v in enumerate((0.05, 0.2, 0.5))})
     def show(variant, eps, beta, eta0, eta1, eta2):
-        with plt.ioff(): ex.update(variant, eps, beta, (eta0, eta1, eta2))
+        ex.update(variant, eps, beta, (eta0, eta1, eta2))
         display(ex.fig)
     out = W.interactive_output(show, controls)
     return W.VBox([W.HBox(list(controls.values())[:3]), W.HBox(list(controls.values())[3:]), out])

@@ -32,7 +32,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 from .continuous_cvae import ContinuousCVAE, ContinuousCVAEConfig
-from .losses import _check_field_types, y_region_nll
+from .losses import RECON_TERMS, _check_field_types, y_region_nll
 from .metrics import (base_gap_per_token, classes_with_own_code, linear_probe_accuracy, mig,
                                       normalized_mutual_information, own_data_summary)
 from .nn import CausalTransformer, CVAEArchConfig, sequence_nll
@@ -787,7 +787,7 @@ def _train_parser(p):
     p.add_argument('--out', default='runs/demo', help='run directory')
     p.add_argument('--resume', action='store_true', help='continue from the last checkpoint in --out')
     p.add_argument('--family', choices=['discrete', 'continuous'], help='CVAE family')
-    p.add_argument('--recon', choices=['plain', 'example', 'distribution', 'token'], help='reconstruction term')
+    p.add_argument('--recon', choices=RECON_TERMS, help='reconstruction term')
     p.add_argument('--eps', type=float, help='eps of the example-level term')
     p.add_argument('--beta', type=float, help='KL weight')
     p.add_argument('--base', choices=['learned', 'oracle'], help='base surprisal from a learned base model or the exact oracle')
@@ -856,7 +856,7 @@ def _run(a, cfg: RunConfig, device: torch.device):
             print(f"run directory: {Path(a.out).resolve()} (config.json, metrics.json, metrics.jsonl, training.png, checkpoints)")
         return metrics
     rows = []
-    for recon in ('plain', 'example', 'distribution', 'token'):
+    for recon in RECON_TERMS:
         for seed in a.seeds:
             c = _from_dict(RunConfig, _merge(asdict(cfg), dict(seed=seed, objective=dict(recon=recon))))
             out = Path(a.out) / f'{recon}-seed{seed}'

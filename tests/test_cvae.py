@@ -45,8 +45,12 @@ def test_exact_below_threshold_gumbel_above():
     assert not out.extras['exact'] and all(oh.sum(1).eq(1).all() for oh in out.extras['sample'])
 
 def test_free_bits_report_the_true_kl():
-    out = discrete()(DS.input_ids, DS.y_mask, DS.oracle_base_surprisal)
-    assert torch.allclose(out.kl, out.kl_units.sum(1))
+    m = discrete(code_sizes=(3, 2))
+    out = m(DS.input_ids, DS.y_mask, DS.oracle_base_surprisal)
+    # the KL over the joint classes, enumerated, equals the sum of the per-code KLs the model reports (the codes are
+    # independent under both q and p)
+    log_qc, log_pc = m.joint_log_prob(out.extras['log_q']), m.joint_log_prob(out.extras['log_p'])
+    assert torch.allclose(out.kl, (log_qc.exp() * (log_qc - log_pc)).sum(1), atol=1e-5)
     floored = out.kl_units.mean(0).clamp_min(0.3).sum()
     assert torch.allclose(out.loss, out.recon_term.mean() + out.beta * floored + 0 * out.aux.mean(), atol=1e-5)
 
