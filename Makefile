@@ -54,15 +54,16 @@ check-readme: $(STAMP)
 	  if [ "$$before" != "$$after" ]; then echo "FAIL: README.md was stale: regenerate it from nbs/index.ipynb (make readme)"; git status --short; exit 1; fi
 	@echo "ok: README.md matches nbs/index.ipynb"
 
-# one torch thread per worker: two workers of two threads each on two cores spin-wait on each other (a page that trains
-# in one minute alone took nine beside 10_experiments)
+# nbdev's own runner, on demand; `make test` runs every notebook once, in a Jupyter kernel (tests/test_notebooks.py), with
+# the same cells left out. One torch thread per worker: two workers of two threads each on two cores spin-wait on each
+# other (a page that trains in one minute alone took nine beside 10_experiments)
 nbtest: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/nbdev_test --n_workers 2
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest tests/
 
-test: check-clean check-export check-readme nbtest pytest
+test: check-clean check-export check-readme pytest
 
 bench: $(STAMP)
 	$(PY) bench/run.py

@@ -1,6 +1,6 @@
-"""Every notebook also runs under a real Jupyter kernel (nbclient + ipykernel), not only under nbdev's in-process
-runner: the same quick settings as `nbdev_test` (cells flagged `#| slow` and `#| eval: false` are left out), and each
-cell that shows a figure or a widget in the committed notebook shows one again."""
+"""Every notebook runs once under a real Jupyter kernel (nbclient + ipykernel): this is `make test`'s run of the
+notebooks. The cells are those `nbdev_test` runs (cells flagged `#| slow` and `#| eval: false` are left out), and each
+cell that shows a figure or a widget in the committed notebook must show one again."""
 import re
 from pathlib import Path
 
