@@ -67,7 +67,7 @@ def _check_scoring_inputs(input_ids, y_mask, attention_mask, labels=None):
 
 # %% ../nbs/02_reference.ipynb #8d8d785a
 def _logits_of(out, shape) -> Tensor:
-    "The logits of a model's output: a tensor, or an object with `.logits` (Hugging Face), of `shape` (bs,T,V)."
+    "The logits of a model's output: a tensor, or an object with `.logits` (Hugging Face), of `shape` (bs,k,V)."
     logits = getattr(out, 'logits', out)
     if not isinstance(logits, Tensor):
         raise TypeError(f"the model must return logits (bs,T,V) or an output with .logits, got {type(out).__name__}")
@@ -76,7 +76,8 @@ def _logits_of(out, shape) -> Tensor:
     return logits
 
 def _y_token_surprisal(logits, input_ids, y_mask, chunk_elements) -> Tensor:
-    "(bs,T) surprisal of each y token from the logits one position earlier, in float32 or wider."
+    """(bs,T) surprisal of each y token from the logits one position earlier, in float32 or wider. `logits` may hold the
+    last k <= T positions only (the tail from the batch's first y token on)."""
     (bs, T), V = y_mask.shape, logits.shape[-1]
     tgt = input_ids[y_mask]
     bad = (tgt < 0) | (tgt >= V)
@@ -86,13 +87,15 @@ def _y_token_surprisal(logits, input_ids, y_mask, chunk_elements) -> Tensor:
     targets = input_ids.masked_fill(~y_mask, -100)            # tokens in the span but not in y cost 0
     cols = y_mask.any(0).nonzero().flatten()
     lo, hi = cols[0].item(), cols[-1].item() + 1              # the batch's y span [lo, hi)
+    first = T - logits.shape[1]                               # the position of logits[:, 0]
+    if first > lo - 1: raise ValueError(f"the logits start at position {first}, after {lo - 1}, the one that scores the first y token")
     rows = max(1, chunk_elements // V)                        # logit rows log-softmaxed at once
     # examples share a call only while small (their copy stays in cache); a large one is a view, never copied
     step_ex, step_t = max(1, min(rows, 2**16 // V) // (hi - lo)), min(rows, hi - lo)
     for i in range(0, bs, step_ex):                           # a few examples at a time ...
         for s in range(lo, hi, step_t):                       # ... or a part of one example's span
             e, j = min(s + step_t, hi), min(i + step_ex, bs)  # logits at t-1 score the token at t
-            chunk = logits[i:j, s - 1:e - 1].reshape(-1, V).to(dtype)
+            chunk = logits[i:j, s - 1 - first:e - 1 - first].reshape(-1, V).to(dtype)
             out[i:j, s:e] = F.cross_entropy(chunk, targets[i:j, s:e].reshape(-1), reduction='none').view(j - i, e - s)
     if not torch.isfinite(out).all():
         raise ValueError(f"the model's logits give a non-finite surprisal at (example, position) {(~torch.isfinite(out)).nonzero()[0].tolist()}")
@@ -116,10 +119,23 @@ def _forward_params(model: nn.Module) -> dict:
         model = model.model; params = inspect.signature(model.forward).parameters
     return params
 
-def _padding_kwargs(model: nn.Module, attention_mask: Tensor) -> dict:
-    "`attention_mask`, and `position_ids` counted over the real tokens when the model takes them (left padding shifts them)."
-    if 'position_ids' not in _forward_params(model): return dict(attention_mask=attention_mask)
-    return dict(attention_mask=attention_mask, position_ids=(attention_mask.long().cumsum(1) - 1).clamp(min=0))
+def _model_kwargs(params: dict, # the parameters of the model's forward (`_forward_params`)
+                  y_mask: Tensor, # (bs,T) bool y mask of the batch
+                  attention_mask: Tensor=None, # (bs,T) or None
+                 ) -> dict:
+    """Keywords for the model's forward, each only when the forward takes it: `attention_mask`, and `position_ids` counted
+    over the real tokens when some padding comes before a real token (left padding shifts them; right padding leaves the
+    default positions right); `use_cache=False` (no key/value cache is needed); `logits_to_keep`, so that the output layer
+    runs only from the position that scores the batch's first y token on."""
+    kw = {}
+    if attention_mask is not None:
+        kw['attention_mask'] = attention_mask
+        if 'position_ids' in params and (attention_mask[:, :-1] < attention_mask[:, 1:]).any():
+            kw['position_ids'] = (attention_mask.long().cumsum(1) - 1).clamp(min=0)
+    if 'use_cache' in params: kw['use_cache'] = False
+    first = y_mask.any(0).nonzero()[0].item() - 1 if y_mask.any() else 0   # the logits at first score the first y token
+    if 'logits_to_keep' in params and first > 0: kw['logits_to_keep'] = y_mask.shape[1] - first
+    return kw
 
 def base_surprisal(model: nn.Module, # causal LM: returns logits (bs,T,V) or an output with `.logits`
                    input_ids: Tensor, # (bs,T) token ids, exactly as training sees them
@@ -137,8 +153,10 @@ def base_surprisal(model: nn.Module, # causal LM: returns logits (bs,T,V) or an 
     if any(modes): model.eval()
     try:
         with torch.inference_mode():
-            out = model(input_ids) if attention_mask is None else model(input_ids, **_padding_kwargs(model, attention_mask))
-            token = _y_token_surprisal(_logits_of(out, input_ids.shape), input_ids, y_mask, chunk_elements)
+            kw = _model_kwargs(_forward_params(model), y_mask, attention_mask)
+            k = kw.get('logits_to_keep', input_ids.shape[1])
+            out = model(input_ids, **kw)
+            token = _y_token_surprisal(_logits_of(out, (len(input_ids), k)), input_ids, y_mask, chunk_elements)
     finally:
         if any(modes):
             for m, mode in zip(model.modules(), modes): m.training = mode
@@ -238,23 +256,36 @@ def _example_fields(item, position) -> tuple:
         raise ValueError(f"dataset item {position}: input_ids and y_mask must be 1-D tensors of one length")
     return ids, mask
 
+class _Flat(NamedTuple):
+    "Examples laid end to end: example i is ids[starts[i]:starts[i] + lengths[i]] (and the same slice of y)."
+    ids: Tensor # (N,) int64 token ids of every example, on the CPU
+    y: Tensor # (N,) bool y mask
+    starts: Tensor # (n,) int64
+    lengths: Tensor # (n,) int64
+
+def _flatten(items: list, # [(input_ids (T,), y_mask (T,)), ...] as `_example_fields` returns them
+            ) -> _Flat:
+    "The items end to end in two tensors (one concatenation), so that keys and batches are gathered, not stacked per item."
+    lengths = torch.tensor([i.shape[0] for i, _ in items], dtype=torch.int64)
+    ids = torch.cat([i for i, _ in items]).detach().cpu().long() if items else torch.zeros(0, dtype=torch.int64)
+    y = torch.cat([m for _, m in items]).detach().cpu().bool() if items else torch.zeros(0, dtype=torch.bool)
+    return _Flat(ids, y, lengths.cumsum(0) - lengths, lengths)
+
 def example_fingerprint(input_ids: Tensor, # (T,) token ids of one example, unpadded
                         y_mask: Tensor, # (T,) bool y mask of that example
                        ) -> bytes: # 16 bytes
     "Content key of one example: sha256 of its length, ids (int64) and packed y mask, truncated to 16 bytes."
-    return _fingerprints([(input_ids, y_mask)])[0]
+    return _fingerprints(_flatten([(input_ids, y_mask)]))[0]
 
-def _fingerprints(items: list, # [(input_ids (T,), y_mask (T,)), ...] as `_example_fields` returns them
-                 ) -> list: # n keys of 16 bytes
-    "Every item's content key (see `example_fingerprint`), converted to numpy once per length, not once per item."
-    out, by_len = [None] * len(items), {}
-    for k, (ids, _) in enumerate(items): by_len.setdefault(ids.shape[0], []).append(k)
-    for T, ks in by_len.items():
-        ids = torch.stack([items[k][0] for k in ks]).detach().cpu().numpy().astype(np.int64, copy=False)
-        bits = np.packbits(torch.stack([items[k][1] for k in ks]).detach().cpu().numpy().astype(bool, copy=False), axis=1)
-        rows = np.concatenate([ids.view(np.uint8).reshape(len(ks), -1), bits], axis=1)   # each row: its ids' bytes, then its bits
-        head = hashlib.sha256(T.to_bytes(8, 'little'))
-        for k, row in zip(ks, rows):
+def _fingerprints(flat: _Flat) -> list: # n keys of 16 bytes
+    "Every example's content key (see `example_fingerprint`), gathered into numpy once per length, not once per example."
+    out, lengths, starts = [None] * len(flat.lengths), flat.lengths.numpy(), flat.starts.numpy()
+    ids, y = flat.ids.numpy(), flat.y.numpy()
+    for T in np.unique(lengths).tolist():
+        ks = np.flatnonzero(lengths == T); at = starts[ks][:, None] + np.arange(T)
+        rows = np.concatenate([ids[at].view(np.uint8).reshape(len(ks), -1), np.packbits(y[at], axis=1)], axis=1)
+        head = hashlib.sha256(T.to_bytes(8, 'little'))         # each row: its ids' bytes, then its packed y bits
+        for k, row in zip(ks.tolist(), rows):
             h = head.copy(); h.update(row); out[k] = h.digest()[:16]
     return out
 
@@ -416,15 +447,16 @@ class ScoredExamples(NamedTuple):
     offsets: np.ndarray # (n+1,) int64: the y tokens of example i are token[offsets[i]:offsets[i+1]]
     token: np.ndarray # (N,) float32 surprisal of every y token
 
-def _pad_batch(examples, pad_id):
-    "(input_ids, y_mask, attention_mask) right-padded to the batch's longest example; no mask when nothing is padded."
-    lengths = [i.shape[0] for i, _ in examples]
-    if min(lengths) == max(lengths):                          # one length (bucketing makes it common): nothing to pad
-        return torch.stack([i for i, _ in examples]).long(), torch.stack([m for _, m in examples]).bool(), None
-    pad, lengths = torch.nn.utils.rnn.pad_sequence, torch.tensor(lengths)
-    ids = pad([i.long() for i, _ in examples], batch_first=True, padding_value=pad_id)
-    return (ids, pad([m.bool() for _, m in examples], batch_first=True, padding_value=False),
-            (torch.arange(ids.shape[1]) < lengths[:, None]).long())
+def _pad_batch(flat: _Flat, # the examples end to end (`_flatten`)
+               rows: Tensor, # (B,) int64 the examples of the batch
+               pad_id: int, # the id written after each example's end
+              ) -> tuple:
+    "(input_ids, y_mask, attention_mask) of examples `rows`, right-padded to the longest; no mask when nothing is padded."
+    lengths = flat.lengths[rows]
+    col = torch.arange(int(lengths.max()))
+    real = col < lengths[:, None]                             # (B,T) True on each example's own tokens
+    at = torch.where(real, flat.starts[rows][:, None] + col, 0)
+    return flat.ids[at].masked_fill_(~real, pad_id), flat.y[at] & real, None if bool(real.all()) else real.long()
 
 # %% ../nbs/02_reference.ipynb #a281ded4
 def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval mode
@@ -437,9 +469,11 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
     "Score every example of `dataset` with `model`, length-bucketed, sharded across ranks under torch.distributed."
     if not isinstance(batch_size, int) or batch_size < 1: raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
     if device is None: device = next((p.device for p in model.parameters()), torch.device('cpu'))
+    if isinstance(model, FrozenBaseModel): model.assert_frozen(); model = model.model   # checked once, not per batch
     items = [_example_fields(dataset[i], i) for i in range(len(dataset))]
-    fps = np.array(_fingerprints(items), dtype='S16')
-    order = np.argsort(np.array([i.shape[0] for i, _ in items], dtype=np.int64), kind='stable')
+    flat = _flatten(items); del items
+    fps = np.array(_fingerprints(flat), dtype='S16')
+    order = np.argsort(flat.lengths.numpy(), kind='stable')
     rank, world = _dist_info()
     batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)][rank::world]
     takes_mask = 'attention_mask' in _forward_params(model)    # right padding is invisible to a causal model; a model that
@@ -447,7 +481,7 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
     idx, ex, n_y, tok = [], [], [], []
     with tqdm(total=sum(map(len, batches)), unit='ex', desc='scoring b', disable=not progress or rank != 0) as bar:
         for batch in batches:
-            ids, mask, att = _pad_batch([items[i] for i in batch], pad_id)
+            ids, mask, att = _pad_batch(flat, torch.from_numpy(batch), pad_id)
             res = base_surprisal(model, ids.to(device), mask.to(device), att.to(device) if takes_mask and att is not None else None)
             idx.append(torch.from_numpy(batch)); ex.append(res.example.double().cpu())
             n_y.append(mask.sum(1)); tok.append(res.token.float().cpu()[mask])
@@ -499,7 +533,7 @@ def build_cache(model: nn.Module, # the base model; wrap it in FrozenBaseModel t
             if on_stale == 'error': raise
     if old is None: todo = list(range(len(dataset)))
     else:
-        fps = _fingerprints([_example_fields(dataset[i], i) for i in range(len(dataset))])
+        fps = _fingerprints(_flatten([_example_fields(dataset[i], i) for i in range(len(dataset))]))
         todo = np.flatnonzero(old.find(fps) < 0).tolist()
         if not todo: return old
     rank, world = _dist_info()

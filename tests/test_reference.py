@@ -209,3 +209,21 @@ def test_ids_checked_against_the_vocabulary_before_the_call(gpt2, padded_batch):
     from inverse_surprisal.nn import CausalTransformer
     for model in (CausalTransformer(10, 12), FrozenBaseModel(CausalTransformer(10, 12))):
         with pytest.raises(ValueError, match=re.escape("input_ids must be in [0, 10)")): base_surprisal(model, ids, y)
+
+def test_output_layer_only_from_the_first_y_token(gpt2, padded_batch):
+    "With y late in every example, the model is asked for the logits of the span's tail only, without a key/value cache."
+    ids, att, _ = padded_batch
+    y = torch.zeros_like(att, dtype=torch.bool)
+    for i, n in enumerate(att.sum(1).tolist()): y[i, 5:n] = True   # the first y token is at position 5 in every example
+    rows, caches = [], []
+    hook = gpt2.lm_head.register_forward_hook(lambda m, inp, out: rows.append(inp[0].shape[1]))
+    pre = gpt2.register_forward_pre_hook(lambda m, a, kw: caches.append(kw.get('use_cache')), with_kwargs=True)
+    try: got = base_surprisal(gpt2, ids, y, attention_mask=att)
+    finally: hook.remove(); pre.remove()
+    assert rows == [ids.shape[1] - 4] and caches == [False]      # logits at positions 4..11 score the tokens at 5..12
+    gpt2.eval()
+    with torch.no_grad():
+        for i in range(len(ids)):
+            labels = torch.full_like(ids, -100); labels[i, y[i]] = ids[i, y[i]]
+            hf = gpt2(input_ids=ids, attention_mask=att, labels=labels).loss * y[i].sum()
+            torch.testing.assert_close(got.example[i], hf, rtol=1e-5, atol=1e-5)
