@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bench_quality import ROOT, final_figures, time_to
 from inverse_surprisal.synthetic import SyntheticDataset
-from inverse_surprisal.train import load_config
+from inverse_surprisal.config import load_config
 
 def log(run: Path, phase: str) -> list:
     return [e for e in map(json.loads, (run / 'metrics.jsonl').read_text().splitlines()) if e['phase'] == phase]

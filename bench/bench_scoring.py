@@ -7,7 +7,8 @@ import numpy as np
 import torch
 import transformers
 
-from inverse_surprisal.reference import FrozenBaseModel, _flatten, _pad_batch, base_surprisal, score_dataset
+from inverse_surprisal.cache import _flatten, _pad_batch, score_dataset
+from inverse_surprisal.reference import FrozenBaseModel, base_surprisal
 
 def gpt2(vocab, d, layers, device):
     cfg = transformers.GPT2Config(vocab_size=vocab, n_positions=512, n_embd=d, n_layer=layers, n_head=4, bos_token_id=0, eos_token_id=0)

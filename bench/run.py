@@ -3,7 +3,7 @@ markdown table bench/results.md that the docs include. `--device cuda` labels th
 import argparse, json, subprocess, sys, time
 from pathlib import Path
 
-from inverse_surprisal.reference import atomic_open
+from inverse_surprisal.files import atomic_open
 
 HERE = Path(__file__).resolve().parent
 # goals from the issues: (comparison, threshold)

@@ -8,15 +8,13 @@ __all__ = ['REDUCTIONS', 'RECON_TERMS', 'reduce_loss', 'y_region_token_nll', 'y_
            'distribution_relative_reconstruction_loss', 'token_surprisal_share_weights',
            'token_surprisal_share_reconstruction_loss', 'code_length_reduction', 'fractional_gain', 'effective_beta',
            'bits_back_efficiency', 'WeightHealth', 'weight_health', 'FractionalDecomposition',
-           'fractional_decomposition', 'demo_batch', 'demo']
+           'fractional_decomposition']
 
 # %% ../nbs/01_losses.ipynb #b0376a85
-import argparse
 import dataclasses
 import math
 from typing import NamedTuple
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor
@@ -288,32 +286,3 @@ def fractional_decomposition(recon_nll: Tensor, # (n,) nats, l
     l, b = recon_nll.detach().double(), base_surprisal.detach().double()
     w = example_inverse_surprisal_weights(b, eps)
     return FractionalDecomposition((l * w).mean().item(), ((l - b) * w).mean().item(), (eps * w).mean().item())
-
-# %% ../nbs/01_losses.ipynb #59e58449
-def demo_batch(n: int=2000, # examples
-               seed: int=0, # makes the batch reproducible
-              ) -> tuple: # (recon_nll, base_surprisal), both (n,) float64
-    "A synthetic batch: b ~ Gamma(2, 1/2) nats, and the latent explains a Beta(2, 2) fraction of each."
-    rng = np.random.default_rng(seed)
-    b, gain = rng.gamma(2.0, 2.0, n), rng.beta(2.0, 2.0, n)
-    return torch.from_numpy(b * (1 - gain)), torch.from_numpy(b)
-
-# %% ../nbs/01_losses.ipynb #ce801e72
-def demo(argv=None):
-    "Print the fractional decomposition and weight health of a synthetic batch across eps."
-    p = argparse.ArgumentParser(prog='inverse-surprisal-demo', description=demo.__doc__)
-    p.add_argument('--n', type=int, default=2000, help='examples in the batch')
-    p.add_argument('--seed', type=int, default=0, help='random seed')
-    p.add_argument('--eps', type=float, nargs='+', default=[1e-3, 1e-2, 0.1, 1.0, 10.0], help='eps values')
-    a = p.parse_args(argv)
-    if a.n < 1: raise ValueError(f"--n must be >= 1, got {a.n}")
-    for eps in a.eps: _check_positive_number('--eps', eps)
-    l, b = demo_batch(a.n, a.seed)
-    print(f"{a.n} examples: mean b = {b.mean():.3f} nats, mean l = {l.mean():.3f} nats, "
-          f"mean b - l = {(b - l).mean():.3f} nats, ratio of means E[l]/E[b] = {l.mean() / b.mean():.4f}")
-    print(f"{'eps':>8} {'E[l/(b+eps)]':>13} {'1+E[(l-b)/(b+eps)]':>19} {'E[eps/(b+eps)]':>15} "
-          f"{'w_min':>8} {'w_max':>9} {'ESS/n':>6} {'lightest10%':>11}")
-    for eps in a.eps:
-        d, h = fractional_decomposition(l, b, eps), weight_health(example_inverse_surprisal_weights(b, eps), b)
-        print(f"{eps:>8g} {d.mean_ratio:>13.4f} {1 + d.relative_excess:>19.4f} {d.eps_share:>15.4f} "
-              f"{h.min:>8.4f} {h.max:>9.3f} {h.ess_fraction:>6.3f} {h.lightest_decile_share:>11.3f}")

@@ -5,7 +5,8 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 
-from inverse_surprisal.reference import FrozenBaseModel, build_cache, example_fingerprint
+from inverse_surprisal.cache import build_cache, example_fingerprint
+from inverse_surprisal.reference import FrozenBaseModel
 
 def model_and_data(seed=0, n=37, vocab=13):
     g = torch.Generator().manual_seed(seed)

@@ -102,7 +102,8 @@ def save_then_die(path, **state):
     save(path, **state)
     if Path(path).name == 'cvae.ckpt': os.kill(os.getpid(), signal.SIGKILL)
 t.save_checkpoint = save_then_die
-t.main(sys.argv[2:] + ['--out', sys.argv[1]])
+from inverse_surprisal.cli import main
+main(sys.argv[2:] + ['--out', sys.argv[1]])
 """
 
 def test_kill_and_resume_across_splits(tmp_path):
@@ -129,7 +130,8 @@ def split_and_record(self, model, opt, gen, step):
     digest = hashlib.sha256(b''.join(p.detach().numpy().tobytes() for p in model.parameters())).hexdigest()
     with open(f'{sys.argv[1]}/rank{dist.get_rank()}.txt', 'a') as f: f.write(f'{step} {digest}\\n')
 t.Trainer._split = split_and_record
-t.main(sys.argv[2:] + ['--out', sys.argv[1] + '/run'])
+from inverse_surprisal.cli import main
+main(sys.argv[2:] + ['--out', sys.argv[1] + '/run'])
 """
 
 def test_two_ranks_split_identically(tmp_path):

@@ -7,9 +7,10 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, Subset
 
-from inverse_surprisal import reference as ref
-from inverse_surprisal.reference import (BaseSurprisalCache, CacheError, FrozenBaseModel, StaleCacheError, WithBaseSurprisal,
-                                         base_surprisal, build_cache, example_fingerprint, score_dataset, scoring_provenance)
+from inverse_surprisal import files
+from inverse_surprisal.cache import (BaseSurprisalCache, CacheError, StaleCacheError, WithBaseSurprisal, build_cache,
+                                     example_fingerprint, score_dataset, scoring_provenance)
+from inverse_surprisal.reference import FrozenBaseModel, base_surprisal
 
 transformers = pytest.importorskip('transformers')
 HERE = Path(__file__).resolve().parent
@@ -166,7 +167,7 @@ def test_interrupted_write_leaves_old_file(built, monkeypatch):
     base, data, cache, path = built
     before = path.read_bytes()
     def crash(fd): raise OSError("disk went away")
-    monkeypatch.setattr(ref.os, 'fsync', crash)
+    monkeypatch.setattr(files.os, 'fsync', crash)
     more = data + [{'input_ids': torch.tensor([1, 2, 3, 4]), 'y_mask': torch.tensor([False, False, True, True])}]
     with pytest.raises(OSError, match="disk went away"): build_cache(base, more, path, progress=False)
     assert path.read_bytes() == before                        # the old cache, whole
@@ -176,9 +177,9 @@ def test_interrupted_write_leaves_old_file(built, monkeypatch):
 
 def test_killed_writer_leaves_no_cache(tmp_path):
     "A writer killed mid-write (SIGKILL) leaves only a temporary file that no reader opens."
-    code = ("import numpy as np, os, signal; from inverse_surprisal import reference as r\n"
+    code = ("import numpy as np, os, signal; from inverse_surprisal import cache as r, files\n"
             "def die(fd): os.kill(os.getpid(), signal.SIGKILL)\n"
-            "r.os.fsync = die\n"
+            "files.os.fsync = die\n"
             f"r._write_cache_file(r.Path({str(tmp_path / 'b.iscache')!r}), {{'provenance': {{}}}}, {{'a': np.arange(1e6)}})\n")
     res = subprocess.run([sys.executable, '-c', code])
     assert res.returncode == -9

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from inverse_surprisal.reference import WithBaseSurprisal, base_surprisal, build_cache
+from inverse_surprisal.cache import WithBaseSurprisal, build_cache
+from inverse_surprisal.reference import base_surprisal
 from inverse_surprisal.text import TextPairs, bucketed_batches, collate, load_tokenizer, read_pairs, require_hf
 
 transformers = pytest.importorskip('transformers')
@@ -94,7 +95,7 @@ def test_text_batches_train_both_cvae_families(saved, family):
 def test_cli_end_to_end_on_own_pairs(saved, tmp_path):
     "`inverse-surprisal train --data --base-model` in a new process: a finished run whose b is Hugging Face's labels loss."
     import subprocess
-    from inverse_surprisal.reference import BaseSurprisalCache
+    from inverse_surprisal.cache import BaseSurprisalCache
     out = tmp_path / 'run'
     cmd = [str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--data', str(saved / 'pairs.jsonl'), '--base-model', str(saved / 'base'),
            '--recon', 'example', '--set', 'steps=8', '--set', 'eval_every=4', '--set', 'batch_size=8', '--set', 'model.d_model=32',
@@ -135,7 +136,7 @@ def test_cli_end_to_end_on_own_pairs(saved, tmp_path):
 ])
 def test_cli_own_data_errors(saved, tmp_path, capsys, opts, message):
     "Each unusable input stops the command line with status 2 and one message naming it, not a traceback."
-    from inverse_surprisal.train import main
+    from inverse_surprisal.cli import main
     (tmp_path / 'bad.jsonl').write_text('{"x": "a", "y": "b"}\nnot json\n')
     short = transformers.GPT2Config.from_pretrained(saved / 'base', local_files_only=True); short.n_positions = 2
     transformers.GPT2LMHeadModel(short).save_pretrained(tmp_path / 'short')

@@ -56,7 +56,8 @@ def save_then_die(path, **state):
     save(path, **state)
     if Path(path).name == sys.argv[2]: os.kill(os.getpid(), signal.SIGKILL)
 t.save_checkpoint = save_then_die
-t.main(['train', '--preset', 'tiny', '--out', sys.argv[1], '--no-progress'])
+from inverse_surprisal.cli import main
+main(['train', '--preset', 'tiny', '--out', sys.argv[1], '--no-progress'])
 """
 
 @pytest.mark.parametrize('killed_after', ['base.ckpt', 'cvae.ckpt'])
@@ -132,7 +133,8 @@ save = t.save_checkpoint
 def save_then_die(path, **state):
     save(path, **state); os.kill(os.getpid(), signal.SIGKILL)
 t.save_checkpoint = save_then_die
-t.main(sys.argv[2:] + ['--out', sys.argv[1]])
+from inverse_surprisal.cli import main
+main(sys.argv[2:] + ['--out', sys.argv[1]])
 """
 
 def test_same_seed_same_numbers_in_new_processes(tmp_path):
@@ -163,7 +165,8 @@ TEARDOWN = """
 import sys
 import torch.distributed as dist
 import inverse_surprisal.train as t
-t.main(sys.argv[1:])
+from inverse_surprisal.cli import main
+main(sys.argv[1:])
 print('process group destroyed:', not dist.is_initialized())
 """
 
@@ -200,7 +203,8 @@ def test_progress_lines_when_not_a_terminal(tmp_path):
 
 def test_bf16_autocast_runs_the_matmuls_in_bfloat16(tmp_path):
     "precision=bf16: the CVAE's linear layers compute in bfloat16 while losses stay float32; fp32 computes in float32."
-    from inverse_surprisal.train import Trainer, make_config
+    from inverse_surprisal.config import make_config
+    from inverse_surprisal.train import Trainer
     seen = {}
     def record(module, args, out):
         if isinstance(module, torch.nn.Linear) and torch.is_grad_enabled(): seen.setdefault(seen['run'], set()).add(out.dtype)
