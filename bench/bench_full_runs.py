@@ -26,7 +26,8 @@ def oracle_map_accuracy(run: Path) -> float:
     return (task.posterior(held.batch.x, held.batch.y).argmax(1) == f[:, 0] * task.n_rotations + f[:, 1]).double().mean().item()
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__); p.add_argument('--device', default='cpu')
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument('--device', default='cpu', help='taken as bench/run.py passes it to every script; the runs are read, not made')
     p.parse_args()
     res = {}
     for name, prefix, frac in (('full', 'full', 0.9), ('full-continuous', 'full_continuous', 0.8)):

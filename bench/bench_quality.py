@@ -24,13 +24,13 @@ def final_figures(run: Path, prefix: str) -> dict:
             f'{prefix}_classes_with_own_code': f"{m['classes_with_own_code']}/{m['n_classes']}" if m.get('classes_with_own_code') is not None else None}
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__); p.add_argument('--device', default='cpu')
-    p.parse_args()
-    res = {}
+    p = argparse.ArgumentParser(description=__doc__); p.add_argument('--device', default='cpu', help='where the demo runs train')
+    device, res = p.parse_args().device, {}
     demo, again = ROOT / 'runs' / 'bench-demo', ROOT / 'runs' / 'bench-demo-again'
     for run in (demo, again):
         if run.exists(): shutil.rmtree(run)
-        subprocess.run([str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--preset', 'demo', '--out', str(run), '--no-progress'],
+        subprocess.run([str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--preset', 'demo', '--out', str(run), '--no-progress',
+                        '--device', device],
                        check=True, capture_output=True)
     strip = lambda run: [{k: v for k, v in json.loads(l).items() if k != 'wall_seconds'} for l in (run / 'metrics.jsonl').read_text().splitlines()]
     res['demo_identical_in_new_process'] = strip(demo) == strip(again)

@@ -8,7 +8,7 @@ import torch
 import transformers
 
 from inverse_surprisal.cache import _flatten, _pad_batch, score_dataset
-from inverse_surprisal.reference import FrozenBaseModel, base_surprisal
+from inverse_surprisal.reference import FrozenBaseModel, score_batch
 
 def gpt2(vocab, d, layers, device):
     cfg = transformers.GPT2Config(vocab_size=vocab, n_positions=512, n_embd=d, n_layer=layers, n_head=4, bos_token_id=0, eos_token_id=0)
@@ -50,9 +50,9 @@ def memory(device):
     logits_bytes = 16 * 256 * 32768 * 4
     def bare():
         with torch.inference_mode(): model(ids).logits
-    bare(); base_surprisal(model, ids, ym)                   # warm-up
+    bare(); score_batch(model, ids, ym)                   # warm-up
     return {'forward_peak_memory_ratio': round(peak_extra_bytes(bare, device) / logits_bytes, 4),
-            'scoring_peak_memory_ratio': round(peak_extra_bytes(lambda: base_surprisal(model, ids, ym), device) / logits_bytes, 4)}
+            'scoring_peak_memory_ratio': round(peak_extra_bytes(lambda: score_batch(model, ids, ym), device) / logits_bytes, 4)}
 
 def compare(model, data, bs, device, reps, naive_n):
     """Median seconds per example of (bare forward over the same batches, dataset scoring, per-example loop over the
@@ -64,7 +64,7 @@ def compare(model, data, bs, device, reps, naive_n):
         with torch.inference_mode():
             for ids, att in bat: model(ids, attention_mask=att, use_cache=False).logits
     score = lambda: score_dataset(model, data, batch_size=bs, device=device, progress=False)
-    naive = lambda: [base_surprisal(model, d['input_ids'][None].to(device), d['y_mask'][None].to(device)) for d in data[:naive_n]]
+    naive = lambda: [score_batch(model, d['input_ids'][None].to(device), d['y_mask'][None].to(device)) for d in data[:naive_n]]
     bare(); score(); naive()                                  # warm-up
     times = [[], [], []]
     for _ in range(reps):                                     # interleaved, so drift hits all three alike
@@ -82,21 +82,19 @@ def main():
     device, res = torch.device(a.device), {}
     if a.memory: return print(json.dumps(memory(device)))
     res['device'] = str(device) if device.type == 'cpu' else torch.cuda.get_device_name(device)
+    def record(suffix, what, model, data, bs, naive_n):
+        _, t_score, t_naive, ratio = compare(model, data, bs, device, a.reps, naive_n)
+        res[f'scoring{suffix or "_small"}'] = what
+        res[f'scoring_vs_forward_ratio{suffix}'] = round(ratio, 4)
+        res[f'scoring_vs_naive_speedup{suffix}'] = round(t_naive / t_score, 3)
+        res[f'scoring_tokens_per_second{suffix}'] = round(sum(len(d['input_ids']) for d in data) / len(data) / t_score)
     # the package's own scale: sequences like the synthetic task's [x ; sep ; y] (18 tokens), of varied lengths, small decoder
-    small, data = gpt2(16, 64, 2, device), dataset(8192, 12, 24, 16)
-    _, t_score, t_naive, ratio = compare(small, data, 256, device, a.reps, naive_n=512)
-    res['scoring_small'] = 'GPT-2 d=64, 2 layers, vocab 16; 8192 examples of 12-24 tokens, y = second half, batch 256'
-    res['scoring_vs_forward_ratio'] = round(ratio, 4)
-    res['scoring_vs_naive_speedup'] = round(t_naive / t_score, 3)
-    res['scoring_tokens_per_second'] = round(sum(len(d['input_ids']) for d in data) / len(data) / t_score)
+    record('', 'GPT-2 d=64, 2 layers, vocab 16; 8192 examples of 12-24 tokens, y = second half, batch 256',
+           gpt2(16, 64, 2, device), dataset(8192, 12, 24, 16), 256, 512)
     # a language-model scale: vocabulary 32768, the log-softmax is a visible share of the work
-    model, data = gpt2(32768, 256, 4, device), dataset(256, 16, 64, 32768)
-    tokens = sum(len(d['input_ids']) for d in data)
-    _, t_score, t_naive, ratio = compare(model, data, 32, device, a.reps, naive_n=64)
-    res['scoring_lm'] = 'GPT-2 d=256, 4 layers, vocab 32768; 256 examples of 16-64 tokens, y = second half, batch 32'
-    res['scoring_vs_forward_ratio_lm'] = round(ratio, 4)
-    res['scoring_vs_naive_speedup_lm'] = round(t_naive / t_score, 3)
-    res['scoring_tokens_per_second_lm'] = round(tokens / len(data) / t_score)
+    model = gpt2(32768, 256, 4, device)
+    record('_lm', 'GPT-2 d=256, 4 layers, vocab 32768; 256 examples of 16-64 tokens, y = second half, batch 32',
+           model, dataset(256, 16, 64, 32768), 32, 64)
     # memory in a process of its own: a fixed mmap threshold makes freed large blocks go back to the OS, so resident-set
     # peaks measure real use (it slows allocation, so the timings above run without it)
     env = dict(os.environ, MALLOC_MMAP_THRESHOLD_='65536')

@@ -7,7 +7,7 @@ import torch
 
 from inverse_surprisal.nn import CausalTransformer
 from inverse_surprisal.objective import ObjectiveConfig
-from inverse_surprisal.reference import FrozenBaseModel, base_surprisal
+from inverse_surprisal.reference import FrozenBaseModel, score_batch
 from inverse_surprisal.shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig
 from inverse_surprisal.synthetic import SyntheticDataset, SyntheticTask
 
@@ -28,7 +28,7 @@ def main():
         models[name] = (m, torch.optim.Adam(m.parameters(), lr=1e-3))
     def step(name):
         m, opt = models[name]
-        b = base_surprisal(base, ids, ym).example if name == 'recompute' else cached_b
+        b = score_batch(base, ids, ym).example if name == 'recompute' else cached_b
         out = m(ids, ym, b, step=10)
         opt.zero_grad(); out.loss.backward(); opt.step()
         if dev.type == 'cuda': torch.cuda.synchronize()

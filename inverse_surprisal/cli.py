@@ -16,14 +16,14 @@ import torch
 import torch.distributed as dist
 import numpy as np
 
-from .cache import _dist_info
-from .config import (PRESETS, RunConfig, _from_dict, _merge, load_config, make_config,
+from .cache import dist_info
+from .config import (PRESETS, RunConfig, from_dict, merge_overrides, load_config, make_config,
                                       parse_override)
 from .files import atomic_write_bytes
 from .losses import RECON_TERMS
-from .losses import _check_positive_number, example_inverse_surprisal_weights, fractional_decomposition, weight_health
+from .losses import check_positive_number, example_inverse_surprisal_weights, fractional_decomposition, weight_health
 from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
-from .train import DataError, RunDirectoryError, _on_rank0, default_device, make_trainer
+from .train import DataError, RunDirectoryError, on_rank0, default_device, make_trainer
 
 # %% ../nbs/09c_cli.ipynb #864cc8d8
 def _train_parser(p):
@@ -54,9 +54,9 @@ def _config_from_args(a) -> RunConfig:
     for key, val in (('seed', a.seed), ('base', base), ('model.family', a.family), ('objective.recon', a.recon),
                      ('objective.eps', a.eps), ('objective.beta', a.beta), ('data.path', a.data), ('data.base_model', a.base_model),
                      ('data.tokenizer', a.tokenizer)):
-        if val is not None: over = _merge(over, parse_override(f'{key}={json.dumps(val)}'))
-    for item in a.set: over = _merge(over, parse_override(item))
-    if a.config: return _from_dict(RunConfig, _merge(asdict(load_config(a.config)), over))
+        if val is not None: over = merge_overrides(over, parse_override(f'{key}={json.dumps(val)}'))
+    for item in a.set: over = merge_overrides(over, parse_override(item))
+    if a.config: return from_dict(RunConfig, merge_overrides(asdict(load_config(a.config)), over))
     return make_config(a.preset or ('text' if a.data else 'demo'), over)
 
 # %% ../nbs/09c_cli.ipynb #b45e6d33
@@ -92,13 +92,13 @@ def main(argv=None):
     _init_distributed(device)
     try: return _run(a, cfg, device)
     except (RunDirectoryError, DataError) as e:              # raised on every rank alike: rank 0 says it
-        if _dist_info()[0] == 0: p.error(str(e))
+        if dist_info()[0] == 0: p.error(str(e))
         raise SystemExit(2) from None
     finally:
         if dist.is_available() and dist.is_initialized(): dist.destroy_process_group()
 
 def _run(a, cfg: RunConfig, device: torch.device):
-    rank = _dist_info()[0]
+    rank = dist_info()[0]
     if a.command == 'train':
         metrics = make_trainer(cfg, a.out, progress=not a.no_progress, device=device).fit(resume=a.resume)
         if rank == 0:
@@ -110,9 +110,9 @@ def _run(a, cfg: RunConfig, device: torch.device):
     rows = []
     for recon in RECON_TERMS:
         for seed in a.seeds:
-            c = _from_dict(RunConfig, _merge(asdict(cfg), dict(seed=seed, objective=dict(recon=recon))))
+            c = from_dict(RunConfig, merge_overrides(asdict(cfg), dict(seed=seed, objective=dict(recon=recon))))
             out = Path(a.out) / f'{recon}-seed{seed}'
-            if recon != 'plain': _on_rank0(lambda: _share_base(Path(a.out) / f'plain-seed{seed}', out))
+            if recon != 'plain': on_rank0(lambda: _share_base(Path(a.out) / f'plain-seed{seed}', out))
             m = make_trainer(c, out, progress=not a.no_progress, device=device).fit(resume=a.resume)
             rows.append(dict(recon=recon, seed=seed, **{k: m.get(k) for k in (OWN_DATA_KEYS if cfg.data.path else SUMMARY_KEYS)}))
     if rank == 0:
@@ -159,7 +159,7 @@ def demo(argv=None):
     p.add_argument('--eps', type=float, nargs='+', default=[1e-3, 1e-2, 0.1, 1.0, 10.0], help='eps values')
     a = p.parse_args(argv)
     if a.n < 1: raise ValueError(f"--n must be >= 1, got {a.n}")
-    for eps in a.eps: _check_positive_number('--eps', eps)
+    for eps in a.eps: check_positive_number('--eps', eps)
     l, b = demo_batch(a.n, a.seed)
     print(f"{a.n} examples: mean b = {b.mean():.3f} nats, mean l = {l.mean():.3f} nats, "
           f"mean b - l = {(b - l).mean():.3f} nats, ratio of means E[l]/E[b] = {l.mean() / b.mean():.4f}")

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['FAMILIES', 'DISCOVERY', 'PRESETS', 'TaskConfig', 'ModelConfig', 'task_shape', 'model_config', 'DataConfig',
-           'RunConfig', 'make_config', 'parse_override', 'save_config', 'load_config']
+           'RunConfig', 'from_dict', 'make_config', 'merge_overrides', 'parse_override', 'save_config', 'load_config']
 
 # %% ../nbs/09_config.ipynb #1318fa56
 import dataclasses
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .continuous_cvae import ContinuousCVAEConfig
 from .files import atomic_write_bytes
-from .losses import _check_field_types
+from .losses import check_field_types
 from .nn import CVAEArchConfig
 from .objective import ObjectiveConfig
 from .shared_discrete_cvae import SharedDiscreteCVAEConfig, SplitConfig
@@ -30,7 +30,7 @@ class TaskConfig:
     length: int=8
     noise_levels: tuple=(0.05, 0.2, 0.5)
     n_rotations: int=3
-    def __post_init__(self): _check_field_types(self); self.build()   # the task checks its own ranges
+    def __post_init__(self): check_field_types(self); self.build()   # the task checks its own ranges
     def build(self) -> SyntheticTask: return SyntheticTask(self.vocab_size, self.length, tuple(self.noise_levels), self.n_rotations)
 
 @dataclass
@@ -54,7 +54,7 @@ class ModelConfig:
     estimator: str='elbo' # discrete: 'elbo' | 'em' (the exact posterior as target; exact enumeration)
 
     def __post_init__(self): # widths, heads, encoders, code sizes are the family's config's to check: `model_config`
-        _check_field_types(self)
+        check_field_types(self)
         if self.family not in FAMILIES: raise ValueError(f"family must be one of {FAMILIES}, got {self.family!r}")
         priors = dict(discrete=('conditional', 'uniform'), continuous=('conditional', 'standard'))[self.family]
         if self.prior not in priors: raise ValueError(f"prior must be one of {priors} for the {self.family} family, got {self.prior!r}")
@@ -90,7 +90,7 @@ class DataConfig:
     decoder_init: str='random' # 'random' | 'base_embeddings': the decoder's token embeddings and output layer from the base
 
     def __post_init__(self):
-        _check_field_types(self)
+        check_field_types(self)
         if not 0 < self.eval_fraction < 1: raise ValueError(f"eval_fraction must be in (0, 1), got {self.eval_fraction!r}")
         if self.too_long not in ('error', 'drop'): raise ValueError(f"too_long must be 'error' or 'drop', got {self.too_long!r}")
         if self.decoder_init not in ('random', 'base_embeddings'):
@@ -125,7 +125,7 @@ class RunConfig:
     objective: ObjectiveConfig=field(default_factory=lambda: ObjectiveConfig(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0))
 
     def __post_init__(self):
-        _check_field_types(self)
+        check_field_types(self)
         if self.base not in ('learned', 'oracle', 'pretrained'): raise ValueError(f"base must be 'learned', 'oracle' or 'pretrained', got {self.base!r}")
         if (self.base == 'pretrained') != bool(self.data.path):
             raise ValueError("base='pretrained' goes with own data (data.path and data.base_model); the synthetic task takes 'learned' or 'oracle'")
@@ -172,7 +172,7 @@ PRESETS = {
                  objective=dict(recon='plain', beta=1.0, hold_steps=4, warmup_steps=4)),
 }
 
-def _from_dict(cls, d: dict, path: str=''):
+def from_dict(cls, d: dict, path: str=''):
     "Build dataclass `cls` from a (possibly partial) dict, rejecting unknown keys; nested dataclasses recurse."
     if not isinstance(d, dict): raise ValueError(f"{path or 'config'} must be a mapping, got {type(d).__name__}")
     known = {f.name: f for f in dataclasses.fields(cls)}
@@ -181,7 +181,7 @@ def _from_dict(cls, d: dict, path: str=''):
     defaults, kw = cls(), {}
     for k, v in d.items():
         default = getattr(defaults, k)
-        if dataclasses.is_dataclass(default): kw[k] = _from_dict(type(default), v, f'{path}{k}.')
+        if dataclasses.is_dataclass(default): kw[k] = from_dict(type(default), v, f'{path}{k}.')
         else: kw[k] = tuple(v) if isinstance(default, tuple) and isinstance(v, list) else v
     try: return cls(**kw)
     except (ValueError, TypeError) as e:                 # a nested config's message gets its path: objective.beta ...
@@ -190,13 +190,13 @@ def _from_dict(cls, d: dict, path: str=''):
 def make_config(preset: str='demo', overrides: dict=None) -> RunConfig:
     "A preset's configuration, with `overrides` (nested dicts) applied."
     if preset not in PRESETS: raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
-    merged = _merge(_merge(asdict(RunConfig()), PRESETS[preset]), overrides or {})
+    merged = merge_overrides(merge_overrides(asdict(RunConfig()), PRESETS[preset]), overrides or {})
     merged['preset'] = preset
-    return _from_dict(RunConfig, merged)
+    return from_dict(RunConfig, merged)
 
-def _merge(base: dict, upd: dict) -> dict:
+def merge_overrides(base: dict, upd: dict) -> dict:
     out = dict(base)
-    for k, v in upd.items(): out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    for k, v in upd.items(): out[k] = merge_overrides(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
     return out
 
 # %% ../nbs/09_config.ipynb #3ddceffd
@@ -221,5 +221,5 @@ def load_config(path) -> RunConfig:
     try: d = json.loads(Path(path).read_text())
     except FileNotFoundError: raise ValueError(f"config file {path}: no such file") from None
     except (json.JSONDecodeError, UnicodeDecodeError, IsADirectoryError) as e: raise ValueError(f"config file {path}: not a JSON config ({e})") from None
-    try: return _from_dict(RunConfig, d)
+    try: return from_dict(RunConfig, d)
     except (ValueError, TypeError) as e: raise ValueError(f"config file {path}: {e}") from None

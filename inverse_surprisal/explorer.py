@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 import numpy as np
 import torch
 
-from .losses import RECON_TERMS, _check_positive_number, fractional_decomposition, weight_health
+from .losses import RECON_TERMS, check_positive_number, fractional_decomposition, weight_health
 from .synthetic import SyntheticTask, matched_beta, variant_weights
 
 # %% ../nbs/11_explorer.ipynb #b9e0560f
@@ -50,7 +50,7 @@ def explorer_state(variant: str='example', # one of RECON_TERMS
                   ) -> ExplorerState:
     "Compute everything the explorer draws for one setting of its controls."
     if variant not in RECON_TERMS: raise ValueError(f"variant must be one of {RECON_TERMS}, got {variant!r}")
-    beta = _check_positive_number('beta', beta)
+    beta = check_positive_number('beta', beta)
     task = SyntheticTask(noise_levels=tuple(noise_levels), **(task_kwargs or {}))
     s = task.sample(n, seed)
     b, bt = task.marginal_nll(s.x, s.y), task.token_marginal_nll(s.x, s.y)

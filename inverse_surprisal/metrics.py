@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from .losses import _check_tensor, code_length_reduction, weight_health
+from .losses import check_tensor, code_length_reduction, weight_health
 
 # %% ../nbs/04_metrics.ipynb #6e45b994
 def information_gain(recon_nll: Tensor, # (n,) nats, the CVAE's l(x,y)
@@ -36,7 +36,7 @@ def base_gap_per_token(base_surprisal: Tensor, # (n,) nats from a learned base m
 # %% ../nbs/04_metrics.ipynb #8c90e03e
 def _as_probs(code, n=None) -> Tensor:
     "A code as (n, K) float64 probabilities: hard labels (n,) are one-hot."
-    _check_tensor('code', code)
+    check_tensor('code', code)
     if code.ndim == 1:
         if code.is_floating_point() or (code < 0).any(): raise ValueError("code labels must be nonnegative integers")
         return torch.nn.functional.one_hot(code.long()).double()
@@ -49,7 +49,7 @@ def joint_table(code: Tensor, # (n,) labels or (n, K) probabilities
                ) -> Tensor: # (K, F) joint probabilities
     "The joint distribution $\\hat p(z, f)$ of a code and a factor."
     q = _as_probs(code)
-    _check_tensor('factor', factor, ndim=1)
+    check_tensor('factor', factor, ndim=1)
     if len(factor) != len(q) or len(q) == 0: raise ValueError(f"code and factor must hold the same n >= 1 examples, got {len(q)} and {len(factor)}")
     if factor.is_floating_point() or (factor < 0).any(): raise ValueError("factor must hold nonnegative integers")
     return q.T @ torch.nn.functional.one_hot(factor.long()).double() / len(q)
@@ -124,7 +124,7 @@ def mig(codes: list, # categorical codes, each (n,) labels or (n, K) probabiliti
         factors: Tensor, # (n, F) factor values, one column per factor
        ) -> float: # in [0, 1]
     "Mutual information gap normalised by each factor's entropy, averaged over factors."
-    _check_tensor('factors', factors, ndim=2)
+    check_tensor('factors', factors, ndim=2)
     gaps = []
     for k in range(factors.shape[1]):
         mi = sorted((mutual_information(c, factors[:, k]) for c in codes), reverse=True) + [0.0]
@@ -138,7 +138,7 @@ def classes_with_own_code(code: Tensor, # (n,) hard code labels
                           true_class: Tensor, # (n,) true class labels
                          ) -> int: # how many true classes have a majority code that no other class has
     "The number of true classes whose majority code is not the majority code of any other class."
-    _check_tensor('code', code); _check_tensor('true_class', true_class)
+    check_tensor('code', code); check_tensor('true_class', true_class)
     if code.shape != true_class.shape or code.ndim != 1 or len(code) == 0:
         raise ValueError(f"code and true_class must be (n,) labels with the same n >= 1, got {tuple(code.shape)} and {tuple(true_class.shape)}")
     n_codes = int(code.max()) + 1
@@ -154,7 +154,7 @@ def linear_probe_accuracy(z_train: Tensor, # (n, D) latents of the fitting split
                           max_iter: int=200, # L-BFGS iterations
                          ) -> float: # held-out accuracy
     "Held-out accuracy of a linear (multinomial logistic) probe from a continuous latent to a factor."
-    for name, z in (('z_train', z_train), ('z_test', z_test)): _check_tensor(name, z, ndim=2)
+    for name, z in (('z_train', z_train), ('z_test', z_test)): check_tensor(name, z, ndim=2)
     if z_train.shape[1] != z_test.shape[1] or len(z_train) != len(f_train) or len(z_test) != len(f_test):
         raise ValueError("z_train/f_train and z_test/f_test must pair up, with one latent width")
     mu, sd = z_train.double().mean(0), z_train.double().std(0).clamp_min(1e-12)

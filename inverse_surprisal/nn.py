@@ -14,9 +14,17 @@ from dataclasses import KW_ONLY, dataclass
 import torch
 from torch import Tensor, nn
 
-from .losses import _check_field_types, y_region_token_nll
+from .losses import check_field_types, y_region_token_nll
 
 # %% ../nbs/05_nn.ipynb #6e63af69
+def _tokens_and_blocks(m: nn.Module, vocab_size: int, max_len: int, d_model: int, n_layers: int, n_heads: int,
+                      dropout: float):
+    "Set `m.tok` (token embedding), `m.pos` (learned positions) and `m.blocks` (pre-norm transformer layers)."
+    m.tok = nn.Embedding(vocab_size, d_model)
+    m.pos = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
+    layer = nn.TransformerEncoderLayer(d_model, n_heads, 4 * d_model, dropout, batch_first=True, norm_first=True)
+    m.blocks = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
+
 class CausalTransformer(nn.Module):
     "Pre-norm causal transformer LM; optional prefix embeddings (the latent) before the first token."
     def __init__(self, vocab_size: int, # token ids in [0, vocab_size)
@@ -30,10 +38,7 @@ class CausalTransformer(nn.Module):
         super().__init__()
         if vocab_size < 2 or max_len < 1: raise ValueError(f"vocab_size must be >= 2 and max_len >= 1, got {vocab_size}, {max_len}")
         self.vocab_size, self.max_len, self.d_model, self.z_every_position = vocab_size, max_len, d_model, z_every_position
-        self.tok = nn.Embedding(vocab_size, d_model)
-        self.pos = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
-        layer = nn.TransformerEncoderLayer(d_model, n_heads, 4 * d_model, dropout, batch_first=True, norm_first=True)
-        self.blocks = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
+        _tokens_and_blocks(self, vocab_size, max_len, d_model, n_layers, n_heads, dropout)
         self.norm, self.head = nn.LayerNorm(d_model), nn.Linear(d_model, vocab_size)
 
     def get_input_embeddings(self) -> nn.Embedding:
@@ -59,10 +64,7 @@ class SequenceEncoder(nn.Module):
     def __init__(self, vocab_size: int, max_len: int, out_dim: int, # projection width
                  d_model: int=64, n_layers: int=2, n_heads: int=4, dropout: float=0.0):
         super().__init__()
-        self.tok = nn.Embedding(vocab_size, d_model)
-        self.pos = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
-        layer = nn.TransformerEncoderLayer(d_model, n_heads, 4 * d_model, dropout, batch_first=True, norm_first=True)
-        self.blocks = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
+        _tokens_and_blocks(self, vocab_size, max_len, d_model, n_layers, n_heads, dropout)
         self.norm, self.out = nn.LayerNorm(d_model), nn.Linear(d_model, out_dim)
 
     def forward(self, input_ids: Tensor, # (bs,T)
@@ -128,7 +130,7 @@ class CVAEArchConfig:
     head_context_gate: bool=False # the alignment head reads a noise floor from the context (see `AlignmentHead`)
 
     def _check_ints(self, *names): # every field's kind; the fields that must be ints >= 1, besides the shared ones
-        _check_field_types(self)
+        check_field_types(self)
         for name in ('vocab_size', 'seq_len', 'd_model', 'n_layers', 'n_heads', 'n_relations') + names:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"{name} must be an int >= 1, got {v!r}")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, asdict
 import torch
 from torch import Tensor
 
-from .losses import (RECON_TERMS, _check_field_types, _check_positive_number, distribution_relative_reconstruction_loss,
+from .losses import (RECON_TERMS, check_field_types, check_positive_number, distribution_relative_reconstruction_loss,
                                       example_inverse_surprisal_weighted_reconstruction_loss, token_surprisal_share_reconstruction_loss)
 
 # %% ../nbs/06_objective.ipynb #751a8a5c
@@ -31,10 +31,10 @@ class ObjectiveConfig:
     aux_weight: float=0.0 # >= 0, weight of the auxiliary head's NLL (bag-of-words or alignment)
 
     def __post_init__(self):
-        _check_field_types(self)
+        check_field_types(self)
         if self.recon not in RECON_TERMS: raise ValueError(f"recon must be one of {RECON_TERMS}, got {self.recon!r}")
-        _check_positive_number('eps', self.eps)
-        for name in ('beta', 'free_bits', 'aux_weight'): _check_positive_number(name, getattr(self, name), allow_zero=True)
+        check_positive_number('eps', self.eps)
+        for name in ('beta', 'free_bits', 'aux_weight'): check_positive_number(name, getattr(self, name), allow_zero=True)
         for name in ('hold_steps', 'warmup_steps', 'cycle_steps'):
             v = getattr(self, name)
             if v < 0: raise ValueError(f"{name} must be an int >= 0, got {v!r}")

@@ -1,5 +1,5 @@
 "Discovery in the shared discrete CVAE: the split of a planted merge, its determinism, and splits inside the trainer."
-import copy, json, os, subprocess, sys
+import copy, json, os, sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +9,9 @@ from inverse_surprisal.metrics import classes_with_own_code
 from inverse_surprisal.objective import ObjectiveConfig
 from inverse_surprisal.shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig, SplitConfig, split_dead_code
 from inverse_surprisal.synthetic import SyntheticDataset, SyntheticTask
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # the tests' helpers
+from runs import BIN, KILL_AFTER, records, run, without_wall
 
 # three rotations of the identity: the classes differ only in where y copies from
 TASK = SyntheticTask(vocab_size=6, length=4, noise_levels=(0.05,), n_rotations=3, transforms=('identity',))
@@ -80,31 +83,9 @@ def test_split_needs_one_code_and_class_maps():
         split_dead_code(SharedDiscreteCVAE(cfg, ObjectiveConfig()), DS.input_ids, DS.y_mask)
 
 # ---- inside the trainer: the tiny preset with one over-complete code, EM and a split every 2 steps -----------------
-BIN = Path(sys.executable).parent
 SPLIT = ['--set', 'model.code_sizes=[12]', '--set', 'model.class_maps=true', '--set', 'model.estimator=em', '--set', 'split.every=2',
          '--set', 'split.start=2', '--set', 'split.stop=1.0', '--set', 'split.n_examples=64', '--set', 'split.n_top=16']
 TRAIN = [str(BIN / 'inverse-surprisal'), 'train', '--preset', 'tiny', '--no-progress', *SPLIT]
-
-def run(*args, env=None, check=True):
-    res = subprocess.run([*map(str, args)], capture_output=True, text=True, env=env, timeout=600)
-    if check: assert res.returncode == 0, f"{args} failed ({res.returncode}):\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
-    return res
-
-def records(run_dir): return [json.loads(l) for l in (run_dir / 'metrics.jsonl').read_text().splitlines()]
-def without_wall(r): return {k: v for k, v in r.items() if k != 'wall_seconds'}
-
-KILL_AFTER_CVAE_CHECKPOINT = """
-import os, signal, sys
-from pathlib import Path
-import inverse_surprisal.train as t
-save = t.save_checkpoint
-def save_then_die(path, **state):
-    save(path, **state)
-    if Path(path).name == 'cvae.ckpt': os.kill(os.getpid(), signal.SIGKILL)
-t.save_checkpoint = save_then_die
-from inverse_surprisal.cli import main
-main(sys.argv[2:] + ['--out', sys.argv[1]])
-"""
 
 def test_kill_and_resume_across_splits(tmp_path):
     whole = tmp_path / 'whole'
@@ -114,7 +95,7 @@ def test_kill_and_resume_across_splits(tmp_path):
     m = json.loads((whole / 'metrics.json').read_text())
     assert m['n_classes'] == 8 and 0 <= m['classes_with_own_code'] <= 8 and 0 < m['nmi_joint_ceiling'] <= 1
     killed = tmp_path / 'killed'
-    res = run(sys.executable, '-c', KILL_AFTER_CVAE_CHECKPOINT, killed, *TRAIN[1:], check=False)
+    res = run(sys.executable, KILL_AFTER, killed, 'cvae.ckpt', *TRAIN[1:], check=False)
     assert res.returncode == -9 and not (killed / 'metrics.json').exists()
     run(*TRAIN, '--out', killed, '--resume')
     assert without_wall(json.loads((killed / 'metrics.json').read_text())) == without_wall(m)

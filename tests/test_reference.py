@@ -10,7 +10,7 @@ from torch.utils.data import DataLoader, Subset
 from inverse_surprisal import files
 from inverse_surprisal.cache import (BaseSurprisalCache, CacheError, StaleCacheError, WithBaseSurprisal, build_cache,
                                      example_fingerprint, score_dataset, scoring_provenance)
-from inverse_surprisal.reference import FrozenBaseModel, base_surprisal
+from inverse_surprisal.reference import FrozenBaseModel, score_batch
 
 transformers = pytest.importorskip('transformers')
 HERE = Path(__file__).resolve().parent
@@ -33,21 +33,27 @@ def padded_batch():
         ids[i, :T] = torch.randint(1, 97, (T,), generator=g); att[i, :T] = 1; y[i, s:T] = True
     return ids, att, y
 
+def hf_loss(gpt2, ids, att, where):
+    "Hugging Face's own `labels` loss (a mean over the marked tokens) with labels only where `where` (bs,T) is True."
+    with torch.no_grad(): return gpt2(input_ids=ids, attention_mask=att, labels=ids.masked_fill(~where, -100)).loss
+
+def assert_b_equals_hf(gpt2, ids, att, y, got):
+    "Each example's b equals Hugging Face's loss over its y tokens times their count, each token's its loss alone."
+    gpt2.eval()
+    for i in range(len(ids)):
+        only = torch.zeros_like(y); only[i] = y[i]
+        torch.testing.assert_close(got.example[i], hf_loss(gpt2, ids, att, only) * y[i].sum(), rtol=1e-5, atol=1e-5)
+        for t in y[i].nonzero().flatten().tolist():
+            one = torch.zeros_like(y); one[i, t] = True
+            torch.testing.assert_close(got.token[i, t], hf_loss(gpt2, ids, att, one), rtol=1e-5, atol=1e-5)
+    assert (got.token[~y] == 0).all()
+
 def test_equals_hugging_face_masked_loss(gpt2, padded_batch):
     ids, att, y = padded_batch
     gpt2.train()                                             # left in train mode with dropout: b must not care
-    got = base_surprisal(gpt2, ids, y, attention_mask=att)
+    got = score_batch(gpt2, ids, y, attention_mask=att)
     assert gpt2.training
-    gpt2.eval()
-    with torch.no_grad():
-        for i in range(len(ids)):
-            labels = torch.full_like(ids, -100); labels[i, y[i]] = ids[i, y[i]]
-            hf = gpt2(input_ids=ids, attention_mask=att, labels=labels).loss * y[i].sum()
-            torch.testing.assert_close(got.example[i], hf, rtol=1e-5, atol=1e-5)
-            for t in y[i].nonzero().flatten().tolist():       # each token on its own: HF's loss on one label
-                one = torch.full_like(ids, -100); one[i, t] = ids[i, t]
-                torch.testing.assert_close(got.token[i, t], gpt2(input_ids=ids, attention_mask=att, labels=one).loss, rtol=1e-5, atol=1e-5)
-    assert (got.token[~y] == 0).all()
+    assert_b_equals_hf(gpt2, ids, att, y, got)
 
 def left_padded(ids, att, y):
     "The same examples with their padding moved to the left."
@@ -60,35 +66,35 @@ def left_padded(ids, att, y):
 def test_left_padding_gets_position_ids(gpt2, padded_batch):
     "Left- and right-padded batches score alike (GPT-2 reads learned positions: without position_ids, left padding shifts them)."
     ids, att, y = padded_batch
-    right = base_surprisal(gpt2, ids, y, attention_mask=att)
+    right = score_batch(gpt2, ids, y, attention_mask=att)
     lids, latt, ly = left_padded(ids, att, y)
-    left = base_surprisal(gpt2, lids, ly, attention_mask=latt)
+    left = score_batch(gpt2, lids, ly, attention_mask=latt)
     torch.testing.assert_close(left.example, right.example, rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(left.token[ly], right.token[y], rtol=1e-5, atol=1e-5)
-    alone = torch.cat([base_surprisal(gpt2, ids[i:i + 1, :int(att[i].sum())], y[i:i + 1, :int(att[i].sum())]).example for i in range(3)])
+    alone = torch.cat([score_batch(gpt2, ids[i:i + 1, :int(att[i].sum())], y[i:i + 1, :int(att[i].sum())]).example for i in range(3)])
     torch.testing.assert_close(left.example, alone, rtol=1e-5, atol=1e-5)
     gpt2.eval()
     with torch.no_grad():                                        # what the position ids fix: the model called without them
         shifted = gpt2(input_ids=lids, attention_mask=latt).logits.log_softmax(-1)[:, :-1].gather(2, lids[:, 1:, None])[..., 0]
     assert (-(shifted * ly[:, 1:]).sum(1) - right.example).abs().max() > 1e-3
-    frozen = base_surprisal(FrozenBaseModel(gpt2), lids, ly, attention_mask=latt)   # through the frozen wrapper too
+    frozen = score_batch(FrozenBaseModel(gpt2), lids, ly, attention_mask=latt)   # through the frozen wrapper too
     torch.testing.assert_close(frozen.example, right.example, rtol=1e-5, atol=1e-5)
 
 def test_hugging_face_style_batches_and_items(gpt2, padded_batch):
     "input_ids, attention_mask and labels (-100 off y) are accepted for a batch and for dataset items."
     ids, att, y = padded_batch
     labels = ids.masked_fill(~y, -100)
-    want = base_surprisal(gpt2, ids, y, attention_mask=att)
-    got = base_surprisal(gpt2, **dict(input_ids=ids, attention_mask=att, labels=labels))
+    want = score_batch(gpt2, ids, y, attention_mask=att)
+    got = score_batch(gpt2, **dict(input_ids=ids, attention_mask=att, labels=labels))
     torch.testing.assert_close(got.example, want.example, rtol=0, atol=0)
     lids, latt, ly = left_padded(ids, att, y)
     items = [dict(input_ids=r, attention_mask=a, labels=r.masked_fill(~m, -100)) for r, a, m in zip(lids, latt, ly)]
     scored = score_dataset(gpt2, items, batch_size=2, progress=False)
     np.testing.assert_allclose(scored.example, want.example.double().numpy(), rtol=1e-5)
     with pytest.raises(ValueError, match=re.escape("give exactly one of y_mask and labels")):
-        base_surprisal(gpt2, ids, y, attention_mask=att, labels=labels)
+        score_batch(gpt2, ids, y, attention_mask=att, labels=labels)
     with pytest.raises(ValueError, match=re.escape("labels must be -100 or equal input_ids (the model scores input_ids), differ at [0, 4]")):
-        base_surprisal(gpt2, ids, attention_mask=att, labels=labels.masked_fill(y, 1))
+        score_batch(gpt2, ids, attention_mask=att, labels=labels.masked_fill(y, 1))
     with pytest.raises(ValueError, match=re.escape("dataset item 0 must have the key 'input_ids' and one of 'y_mask' and 'labels'")):
         score_dataset(gpt2, [dict(input_ids=ids[0], y_mask=y[0], labels=labels[0])], progress=False)
 
@@ -97,28 +103,28 @@ def test_each_module_keeps_its_mode(gpt2, padded_batch):
     ids, att, y = padded_batch
     gpt2.train(); gpt2.transformer.h[0].eval()
     before = [m.training for m in gpt2.modules()]
-    base_surprisal(gpt2, ids, y, attention_mask=att)
+    score_batch(gpt2, ids, y, attention_mask=att)
     assert [m.training for m in gpt2.modules()] == before and not gpt2.transformer.h[0].training
 
 def test_train_mode_dropout_is_deterministic(gpt2, padded_batch):
     ids, att, y = padded_batch
     gpt2.train()
-    runs = [base_surprisal(gpt2, ids, y, attention_mask=att).example for _ in range(3)]
+    runs = [score_batch(gpt2, ids, y, attention_mask=att).example for _ in range(3)]
     assert all(torch.equal(runs[0], r) for r in runs[1:])
 
 def test_dataset_scoring_matches_one_by_one(gpt2, padded_batch):
     ids, att, y = padded_batch
     data = [{'input_ids': ids[i, :int(att[i].sum())], 'y_mask': y[i, :int(att[i].sum())]} for i in range(3)] * 5
     scored = score_dataset(gpt2, data, batch_size=4, progress=False)
-    alone = torch.cat([base_surprisal(gpt2, d['input_ids'][None], d['y_mask'][None]).example for d in data])
+    alone = torch.cat([score_batch(gpt2, d['input_ids'][None], d['y_mask'][None]).example for d in data])
     np.testing.assert_allclose(scored.example, alone.double().numpy(), rtol=1e-5)
-    batch = base_surprisal(gpt2, ids, y, attention_mask=att)
+    batch = score_batch(gpt2, ids, y, attention_mask=att)
     np.testing.assert_allclose(scored.example[:3], batch.example.double().numpy(), rtol=1e-5)
 
 def test_bf16_model_scored_in_float32(gpt2, padded_batch):
     ids, att, y = padded_batch
     low = transformers.GPT2LMHeadModel(gpt2.config); low.load_state_dict(gpt2.state_dict()); low = low.bfloat16()
-    got = base_surprisal(low, ids, y, attention_mask=att)
+    got = score_batch(low, ids, y, attention_mask=att)
     assert got.example.dtype == torch.float32 and torch.isfinite(got.example).all()
 
 def _toy(seed=0, n=40, vocab=11):
@@ -136,7 +142,7 @@ def test_round_trip_shuffle_and_subset(built):
     base, data, cache, path = built
     reopened = BaseSurprisalCache(path, scoring_provenance(base))
     fps = [example_fingerprint(d['input_ids'], d['y_mask']) for d in data]
-    direct = torch.cat([base_surprisal(base, d['input_ids'][None], d['y_mask'][None]).example for d in data]).double()
+    direct = torch.cat([score_batch(base, d['input_ids'][None], d['y_mask'][None]).example for d in data]).double()
     torch.testing.assert_close(reopened.lookup(fps), direct, rtol=1e-6, atol=1e-6)
     served = WithBaseSurprisal(data, reopened)
     sub = Subset(served, list(range(3, 40, 4)))
@@ -206,10 +212,10 @@ def test_ids_checked_against_the_vocabulary_before_the_call(gpt2, padded_batch):
     for bad_id, where in ((97, [1, 2]), (-1, [0, 5])):
         bad = ids.clone(); bad[tuple(where)] = bad_id
         msg = f"input_ids must be in [0, 97) for this model, got {bad_id} at (example, position) {where}"
-        with pytest.raises(ValueError, match=re.escape(msg)): base_surprisal(gpt2, bad, y, attention_mask=att)
+        with pytest.raises(ValueError, match=re.escape(msg)): score_batch(gpt2, bad, y, attention_mask=att)
     from inverse_surprisal.nn import CausalTransformer
     for model in (CausalTransformer(10, 12), FrozenBaseModel(CausalTransformer(10, 12))):
-        with pytest.raises(ValueError, match=re.escape("input_ids must be in [0, 10)")): base_surprisal(model, ids, y)
+        with pytest.raises(ValueError, match=re.escape("input_ids must be in [0, 10)")): score_batch(model, ids, y)
 
 def test_output_layer_only_from_the_first_y_token(gpt2, padded_batch):
     "With y late in every example, the model is asked for the logits of the span's tail only, without a key/value cache."
@@ -219,12 +225,7 @@ def test_output_layer_only_from_the_first_y_token(gpt2, padded_batch):
     rows, caches = [], []
     hook = gpt2.lm_head.register_forward_hook(lambda m, inp, out: rows.append(inp[0].shape[1]))
     pre = gpt2.register_forward_pre_hook(lambda m, a, kw: caches.append(kw.get('use_cache')), with_kwargs=True)
-    try: got = base_surprisal(gpt2, ids, y, attention_mask=att)
+    try: got = score_batch(gpt2, ids, y, attention_mask=att)
     finally: hook.remove(); pre.remove()
     assert rows == [ids.shape[1] - 4] and caches == [False]      # logits at positions 4..11 score the tokens at 5..12
-    gpt2.eval()
-    with torch.no_grad():
-        for i in range(len(ids)):
-            labels = torch.full_like(ids, -100); labels[i, y[i]] = ids[i, y[i]]
-            hf = gpt2(input_ids=ids, attention_mask=att, labels=labels).loss * y[i].sum()
-            torch.testing.assert_close(got.example[i], hf, rtol=1e-5, atol=1e-5)
+    assert_b_equals_hf(gpt2, ids, att, y, got)

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from inverse_surprisal.cache import WithBaseSurprisal, build_cache
-from inverse_surprisal.reference import base_surprisal
+from inverse_surprisal.reference import score_batch
 from inverse_surprisal.text import TextPairs, bucketed_batches, collate, load_tokenizer, read_pairs, require_hf
 
 transformers = pytest.importorskip('transformers')
@@ -50,7 +50,7 @@ def test_b_of_own_pairs_equals_hugging_face_loss(saved, tmp_path):
     # the same through padded, length-bucketed batches
     for idx in bucketed_batches([len(it['input_ids']) for it in data], 8):
         batch = collate([data[i] for i in idx.tolist()], tokenizer.pad_token_id)
-        b = base_surprisal(model, **batch)
+        b = score_batch(model, **batch)
         want = torch.stack([served[i]['base_surprisal'].float() for i in idx.tolist()])
         torch.testing.assert_close(b.example, want, rtol=1e-5, atol=1e-5)
 

@@ -5,18 +5,10 @@ from pathlib import Path
 import pytest
 import torch
 
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # the tests' helpers
+from runs import BIN, KILL_AFTER, records, run, without_wall
+
 CLI = [str(BIN / 'inverse-surprisal')]
-
-def run(*args, env=None, check=True):
-    res = subprocess.run([*map(str, args)], capture_output=True, text=True, env=env, timeout=600)
-    if check: assert res.returncode == 0, f"{args} failed ({res.returncode}):\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
-    return res
-
-def records(run_dir):
-    return [json.loads(l) for l in (run_dir / 'metrics.jsonl').read_text().splitlines()]
-
-def without_wall(m): return {k: v for k, v in m.items() if k != 'wall_seconds'}
 
 @pytest.fixture(scope='module')
 def uninterrupted(tmp_path_factory):
@@ -47,24 +39,11 @@ def test_existing_run_needs_resume(uninterrupted, tmp_path):
     res = run(*CLI, 'train', '--preset', 'tiny', '--out', copy, '--no-progress', check=False)
     assert res.returncode != 0 and 'pass --resume' in res.stderr
 
-KILL_AFTER_CHECKPOINT = """
-import os, signal, sys
-from pathlib import Path
-import inverse_surprisal.train as t
-save = t.save_checkpoint
-def save_then_die(path, **state):
-    save(path, **state)
-    if Path(path).name == sys.argv[2]: os.kill(os.getpid(), signal.SIGKILL)
-t.save_checkpoint = save_then_die
-from inverse_surprisal.cli import main
-main(['train', '--preset', 'tiny', '--out', sys.argv[1], '--no-progress'])
-"""
-
 @pytest.mark.parametrize('killed_after', ['base.ckpt', 'cvae.ckpt'])
 def test_killed_and_resumed_equals_uninterrupted(uninterrupted, tmp_path, killed_after):
     "SIGKILL right after the base model's checkpoint, or after the first CVAE checkpoint, then --resume."
     out = tmp_path / 'killed'
-    res = run(sys.executable, '-c', KILL_AFTER_CHECKPOINT, out, killed_after, check=False)
+    res = run(sys.executable, KILL_AFTER, out, killed_after, 'train', '--preset', 'tiny', '--no-progress', check=False)
     assert res.returncode == -9 and not (out / 'metrics.json').exists()
     run(*CLI, 'train', '--preset', 'tiny', '--out', out, '--resume', '--no-progress')
     assert without_wall(json.loads((out / 'metrics.json').read_text())) == without_wall(json.loads((uninterrupted / 'metrics.json').read_text()))
@@ -126,22 +105,12 @@ def test_file_errors_are_one_line(tmp_path):
 # the demo's task and discovery model (12 classes, batch 64: large enough for the kernels that once differed between
 # processes), with the exact b* and 8 steps so that it takes seconds; 2 threads, as on the CI machine
 DEMO_SHORT = ['--preset', 'demo', '--base', 'oracle', '--set', 'steps=8', '--set', 'eval_every=4', '--set', 'log_every=1', '--no-progress']
-KILL_AFTER_CVAE_CHECKPOINT = """
-import os, signal, sys
-import inverse_surprisal.train as t
-save = t.save_checkpoint
-def save_then_die(path, **state):
-    save(path, **state); os.kill(os.getpid(), signal.SIGKILL)
-t.save_checkpoint = save_then_die
-from inverse_surprisal.cli import main
-main(sys.argv[2:] + ['--out', sys.argv[1]])
-"""
 
 def test_same_seed_same_numbers_in_new_processes(tmp_path):
     "Two processes with one seed give bit-identical logs and metrics; so does a run killed after a checkpoint and resumed."
     env = dict(os.environ, OMP_NUM_THREADS='2')
     for name in ('first', 'second'): run(*CLI, 'train', *DEMO_SHORT, '--out', tmp_path / name, env=env)
-    res = run(sys.executable, '-c', KILL_AFTER_CVAE_CHECKPOINT, tmp_path / 'killed', 'train', *DEMO_SHORT, env=env, check=False)
+    res = run(sys.executable, KILL_AFTER, tmp_path / 'killed', 'cvae.ckpt', 'train', *DEMO_SHORT, env=env, check=False)
     assert res.returncode == -9 and not (tmp_path / 'killed' / 'metrics.json').exists()
     run(*CLI, 'train', *DEMO_SHORT, '--out', tmp_path / 'killed', '--resume', env=env)
     first = [without_wall(r) for r in records(tmp_path / 'first')]
