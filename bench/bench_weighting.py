@@ -28,7 +28,7 @@ def main():
         models[name] = (m, torch.optim.Adam(m.parameters(), lr=1e-3))
     def step(name):
         m, opt = models[name]
-        b = score_batch(base, ids, ym).example if name == 'recompute' else cached_b
+        b = score_batch(base, ids, ym).b if name == 'recompute' else cached_b
         out = m(ids, ym, b, step=10)
         opt.zero_grad(); out.loss.backward(); opt.step()
         if dev.type == 'cuda': torch.cuda.synchronize()

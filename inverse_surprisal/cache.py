@@ -159,8 +159,8 @@ class BaseSurprisalCache:
         if provenance is not None and self.provenance != json.loads(json.dumps(provenance)):
             diff = sorted(k for k in set(self.provenance) | set(provenance) if self.provenance.get(k) != provenance.get(k))
             raise StaleCacheError(f"{path} was written under another provenance (differs in {diff}): rebuild it with build_cache")
-        self.keys, self.example, self.offsets, self.token = a['keys'], a['example'], a['offsets'], a['token']
-        if not (len(self.keys) == len(self.example) == len(self.offsets) - 1 and self.offsets[-1] == len(self.token)):
+        self.keys, self.b, self.offsets, self.token = a['keys'], a['example'], a['offsets'], a['token']
+        if not (len(self.keys) == len(self.b) == len(self.offsets) - 1 and self.offsets[-1] == len(self.token)):
             raise CacheError(f"{path}: inconsistent array lengths")
 
     def __len__(self): return len(self.keys)
@@ -183,7 +183,7 @@ class BaseSurprisalCache:
 
     def lookup(self, fingerprints) -> Tensor: # (m,) float64 b
         "Base surprisal b of each example."
-        return torch.from_numpy(np.asarray(self.example[self.rows(fingerprints)]))
+        return torch.from_numpy(np.asarray(self.b[self.rows(fingerprints)]))
 
     def token_surprisal(self, fingerprint: bytes) -> Tensor: # (n_y,) float32
         "The surprisal of each y token of one example, in order."
@@ -192,7 +192,7 @@ class BaseSurprisalCache:
 
     def base_mean(self, fingerprints=None) -> float:
         "The dataset constant $\\mathbb{E}_D[b]$ over `fingerprints` (a dataset, duplicates counted), or over every cached example."
-        b = self.example if fingerprints is None else self.example[self.rows(fingerprints)]
+        b = self.b if fingerprints is None else self.b[self.rows(fingerprints)]
         if len(b) == 0: raise ValueError("base_mean needs at least one example, got none")
         return check_positive_number('base_mean', float(np.mean(b, dtype=np.float64)))
 
@@ -216,7 +216,7 @@ def _all_gather_cat(t: Tensor) -> Tensor:
 class ScoredExamples(NamedTuple):
     "Scores of examples in dataset order: b per example and the y-token surprisals, ragged."
     fingerprints: np.ndarray # (n,) S16 content keys
-    example: np.ndarray # (n,) float64 b
+    b: np.ndarray # (n,) float64 b(x,y)
     offsets: np.ndarray # (n+1,) int64: the y tokens of example i are token[offsets[i]:offsets[i+1]]
     token: np.ndarray # (N,) float32 surprisal of every y token
 
@@ -256,7 +256,7 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
         for batch in batches:
             ids, mask, att = _pad_batch(flat, torch.from_numpy(batch), pad_id)
             res = score_batch(model, ids.to(device), mask.to(device), att.to(device) if takes_mask and att is not None else None)
-            idx.append(torch.from_numpy(batch)); ex.append(res.example.double().cpu())
+            idx.append(torch.from_numpy(batch)); ex.append(res.b.double().cpu())
             n_y.append(mask.sum(1)); tok.append(res.token.float().cpu()[mask])
             bar.update(len(batch))
     cat = lambda xs, dtype: torch.cat(xs) if xs else torch.zeros(0, dtype=dtype)
@@ -324,10 +324,10 @@ class _Subset:
 
 def _merged_arrays(old, new: ScoredExamples) -> dict:
     "Cache arrays holding the examples of `old` (a cache or None) and `new`, unique keys in sorted order."
-    parts = [] if old is None else [ScoredExamples(np.asarray(old.keys), np.asarray(old.example), np.asarray(old.offsets), np.asarray(old.token))]
+    parts = [] if old is None else [ScoredExamples(np.asarray(old.keys), np.asarray(old.b), np.asarray(old.offsets), np.asarray(old.token))]
     parts.append(new)
     keys = np.concatenate([p.fingerprints for p in parts])
-    example = np.concatenate([p.example for p in parts])
+    example = np.concatenate([p.b for p in parts])
     counts = np.concatenate([np.diff(p.offsets) for p in parts])
     starts = np.concatenate([p.offsets[:-1] + sum(len(q.token) for q in parts[:j]) for j, p in enumerate(parts)])
     token_all = np.concatenate([p.token for p in parts])
@@ -353,4 +353,4 @@ class WithBaseSurprisal(torch.utils.data.Dataset):
         token = torch.zeros(len(ids), dtype=torch.float32)
         token[mask.bool()] = torch.from_numpy(np.array(c.token[c.offsets[r]:c.offsets[r + 1]]))
         fields = dict(item) if isinstance(item, Mapping) else dict(input_ids=ids, y_mask=mask)
-        return dict(fields, base_surprisal=torch.tensor(float(c.example[r]), dtype=torch.float64), base_token_surprisal=token)
+        return dict(fields, base_surprisal=torch.tensor(float(c.b[r]), dtype=torch.float64), base_token_surprisal=token)

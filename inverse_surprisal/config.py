@@ -31,7 +31,9 @@ class TaskConfig:
     noise_levels: tuple=(0.05, 0.2, 0.5)
     n_rotations: int=3
     def __post_init__(self): check_field_types(self); self.build()   # the task checks its own ranges
-    def build(self) -> SyntheticTask: return SyntheticTask(self.vocab_size, self.length, tuple(self.noise_levels), self.n_rotations)
+    def build(self) -> SyntheticTask:
+        "The task these settings describe."
+        return SyntheticTask(self.vocab_size, self.length, tuple(self.noise_levels), self.n_rotations)
 
 @dataclass
 class ModelConfig:
@@ -194,7 +196,10 @@ def make_config(preset: str='demo', overrides: dict=None) -> RunConfig:
     merged['preset'] = preset
     return from_dict(RunConfig, merged)
 
-def merge_overrides(base: dict, upd: dict) -> dict:
+def merge_overrides(base: dict, # nested settings, as `asdict` gives them
+                    upd: dict, # nested overrides: a key's dict merges into the same key's dict, anything else replaces it
+                   ) -> dict:
+    "`base` with `upd` merged in, key by key at every depth; neither is changed."
     out = dict(base)
     for k, v in upd.items(): out[k] = merge_overrides(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
     return out

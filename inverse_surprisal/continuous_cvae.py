@@ -55,8 +55,10 @@ class ContinuousCVAE(nn.Module):
         return mu, soft_clamp(logvar, self.cfg.max_logvar)
 
     def posterior(self, input_ids: Tensor, attention_mask: Tensor=None) -> tuple: # (mu, logvar) of q(z|x,y)
+        "The Gaussian posterior q(z|x,y) from the whole sequence (its real tokens under `attention_mask`)."
         return self._gaussian(self.encoder(input_ids) if attention_mask is None else self.encoder(input_ids, attention_mask))
     def prior(self, context_ids: Tensor, context: Tensor=None) -> tuple: # (mu, logvar) of p(z|x); `context`: mask of x
+        "The Gaussian prior p(z|x) from the context alone, or N(0, I) without a prior network."
         if self.prior_net is None:
             z = torch.zeros(len(context_ids), self.cfg.latent_dim, device=context_ids.device)
             return z, z

@@ -38,7 +38,11 @@ def _first_bad(bad: Tensor) -> list:
     "Index (as a list) of the first True entry of `bad`."
     return bad.nonzero()[0].tolist()
 
-def check_tensor(name, t, ndim=None):
+def check_tensor(name: str, # the argument's name, for the message
+                 t, # the value to check
+                 ndim: int=None, # the number of dimensions it must have; any when None
+                ):
+    "Raise unless `t` is a tensor (of `ndim` dimensions), naming the argument and what it got."
     if not isinstance(t, Tensor): raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
     if ndim is not None and t.ndim != ndim:
         raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(t.shape)}")

@@ -48,6 +48,7 @@ class CausalTransformer(nn.Module):
     def forward(self, input_ids: Tensor, # (bs,T) token ids
                 prefix: Tensor=None, # (bs,P,d_model) latent embeddings, or None for the z-free model
                ) -> Tensor: # (bs,T,V) logits; position t predicts token t+1
+        "Logits for every token position; the prefix (when given) is read first and gets no logits of its own."
         bs, T = input_ids.shape
         if T > self.max_len: raise ValueError(f"input_ids has length {T}, more than max_len={self.max_len}")
         h = self.tok(input_ids) + self.pos[:T]
@@ -102,6 +103,7 @@ class AlignmentEncoder(nn.Module):
         self.mlp = nn.Sequential(nn.LayerNorm(n), nn.Linear(n, hidden), nn.GELU(), nn.Linear(hidden, out_dim))
 
     def relation_map(self, input_ids: Tensor) -> Tensor: # (bs,K,y_len,n_ctx)
+        "The K bilinear relation scores between each y token and each context token."
         x, y = _context_and_y(input_ids, self.n_ctx, self.y_len)
         bs = len(input_ids)
         q = self.q(self.tok(y)).view(bs, self.y_len, self.n_rel, self.d).transpose(1, 2)
@@ -109,6 +111,7 @@ class AlignmentEncoder(nn.Module):
         return q @ k.transpose(-1, -2) / self.d ** 0.5
 
     def forward(self, input_ids: Tensor) -> Tensor: # (bs,out_dim)
+        "Encode each sequence from its relation map."
         return self.mlp(self.relation_map(input_ids).flatten(1))
 
 # %% ../nbs/05_nn.ipynb #2177d4d6
@@ -142,12 +145,14 @@ class CVAEArchConfig:
         if 'alignment' in (self.posterior_encoder, self.aux_head): _check_y_len(self.y_len, self.seq_len)
 
     def check_variable_length(self): # padded batches of text pairs need blocks that read any y region
+        "Raise if a block needs the synthetic task's fixed y region (the alignment encoder or head)."
         if 'alignment' in (self.posterior_encoder, self.aux_head):
             raise ValueError("variable-length batches need posterior_encoder='transformer' and aux_head='bow' "
                              "(the alignment blocks read one fixed y region)")
 
     def _arch(self): return dict(d_model=self.d_model, n_layers=self.n_layers, n_heads=self.n_heads, dropout=self.dropout)
     def make_decoder(self) -> CausalTransformer:
+        "The causal decoder these settings describe."
         return CausalTransformer(self.vocab_size, self.seq_len, z_every_position=self.z_every_position, **self._arch())
     def make_encoder(self, out_dim: int, context_only: bool=False) -> nn.Module:
         "The posterior encoder over [x ; sep ; y], or (`context_only`) the prior encoder over the context."
@@ -238,6 +243,7 @@ class BagOfWordsHead(nn.Module):
         super().__init__()
         self.proj = nn.Linear(in_dim, vocab_size)
     def forward(self, z: Tensor, input_ids: Tensor, y_mask: Tensor) -> Tensor: # (N,) nats from (N,in_dim), (N,T), (N,T)
+        "NLL of each example's y tokens, in any order, from z alone."
         return bag_of_words_nll(self.proj(z), input_ids, y_mask)
 
 # %% ../nbs/05_nn.ipynb #16af183b

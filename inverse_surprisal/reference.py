@@ -24,7 +24,7 @@ from .losses import as_y_mask, check_tensor
 # %% ../nbs/02_reference.ipynb #3a2b75ce
 class BaseSurprisal(NamedTuple):
     "Base surprisal of a batch, in nats."
-    example: Tensor # (bs,) b(x,y), summed over the y tokens
+    b: Tensor # (bs,) b(x,y), summed over the y tokens
     token: Tensor # (bs,T) surprisal of each y token, 0 elsewhere
 
 def y_mask_from_labels(labels: Tensor, # (bs,T) or (T,) Hugging Face labels: the token where it is scored, -100 elsewhere
@@ -234,5 +234,6 @@ class FrozenBaseModel(nn.Module):
         return get() if callable(get) else None
 
     def forward(self, *args, **kwargs):
+        "The wrapped model's output, under inference mode, after checking that it is still frozen."
         self.assert_frozen()
         with torch.inference_mode(): return self.model(*args, **kwargs)

@@ -47,12 +47,15 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
         if self.class_maps and self.aux_head != 'alignment': raise ValueError("class_maps needs aux_head='alignment'")
 
     def check_objective(self, objective: ObjectiveConfig): # the EM estimator's target is the posterior at temperature beta
+        "Raise if the estimator cannot optimise this objective (EM needs beta > 0 and no free bits)."
         if self.estimator == 'em' and (objective.beta <= 0 or objective.free_bits > 0):
             raise ValueError(f"estimator='em' needs objective.beta > 0 and no free bits, got beta={objective.beta}, free_bits={objective.free_bits}")
 
     @property
     def n_joint(self) -> int: return math.prod(self.code_sizes)
-    def tau_at(self, step: int) -> float: return max(self.tau_min, self.tau_start * math.exp(-self.tau_decay * step))
+    def tau_at(self, step: int) -> float:
+        "The Gumbel-softmax temperature at training step `step`: exponential decay to `tau_min`."
+        return max(self.tau_min, self.tau_start * math.exp(-self.tau_decay * step))
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #5a268038
 class SharedDiscreteCVAE(nn.Module):
@@ -70,13 +73,16 @@ class SharedDiscreteCVAE(nn.Module):
 
     def _split(self, logits: Tensor) -> list: return [l.log_softmax(-1) for l in logits.split(self.cfg.code_sizes, -1)]
     def posterior(self, input_ids: Tensor, attention_mask: Tensor=None) -> list: # log q_m, one (bs,K_m) per code
+        "Each code's posterior q_m(c|x,y) from the whole sequence (its real tokens under `attention_mask`)."
         return self._split(self.encoder(input_ids) if attention_mask is None else self.encoder(input_ids, attention_mask))
     def prior(self, context_ids: Tensor, context: Tensor=None) -> list: # log p_m, one (bs,K_m) per code; `context`: mask of x
+        "Each code's prior p_m(c|x) from the context alone, or uniform without a prior network."
         if self.prior_net is None:
             return [torch.full((len(context_ids), k), -math.log(k), device=context_ids.device) for k in self.cfg.code_sizes]
         return self._split(self.prior_net(context_ids) if context is None else self.prior_net(context_ids, context))
 
     def prefix(self, onehots: list) -> Tensor: # (bs, M, d): one embedding per code from (soft or hard) one-hots
+        "The decoder's prefix: each code's embedding, weighted by its one-hot."
         return torch.stack([oh @ emb.weight for oh, emb in zip(onehots, self.code_emb)], 1)
     def joint_log_prob(self, logs: list) -> Tensor: # (bs,C) log q(c) or log p(c) of every joint class c
         "The joint class's log probability from the codes' (independent) log probabilities."
@@ -200,6 +206,7 @@ class SplitConfig:
         if not 0 < self.dead_frac < 1: raise ValueError(f"split.dead_frac must be in (0, 1), got {self.dead_frac!r}")
 
     def due(self, step: int, total: int) -> bool: # whether to try a split before training step `step` of `total`
+        "Whether a split is tried before step `step`: every `every` steps from `start` up to `stop` of the run."
         return self.every > 0 and self.start <= step < self.stop * total and (step - self.start) % self.every == 0
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #acba8a3a

@@ -122,8 +122,11 @@ class LogLines:
         self.t0 = time.perf_counter()
     def __enter__(self): return self
     def __exit__(self, *exc): pass
-    def set_postfix(self, **kw): self.postfix = kw
+    def set_postfix(self, **kw):
+        "The figures the next line shows after the step count."
+        self.postfix = kw
     def update(self, n: int=1):
+        "Count `n` steps; print a line when a multiple of `every` (or the last step) is reached."
         before, self.n = self.n, self.n + n
         if n and (self.n // self.every > before // self.every or self.n == self.total):
             extra = ''.join(f', {k} {v}' for k, v in self.postfix.items())

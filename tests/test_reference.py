@@ -42,7 +42,7 @@ def assert_b_equals_hf(gpt2, ids, att, y, got):
     gpt2.eval()
     for i in range(len(ids)):
         only = torch.zeros_like(y); only[i] = y[i]
-        torch.testing.assert_close(got.example[i], hf_loss(gpt2, ids, att, only) * y[i].sum(), rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(got.b[i], hf_loss(gpt2, ids, att, only) * y[i].sum(), rtol=1e-5, atol=1e-5)
         for t in y[i].nonzero().flatten().tolist():
             one = torch.zeros_like(y); one[i, t] = True
             torch.testing.assert_close(got.token[i, t], hf_loss(gpt2, ids, att, one), rtol=1e-5, atol=1e-5)
@@ -69,16 +69,16 @@ def test_left_padding_gets_position_ids(gpt2, padded_batch):
     right = score_batch(gpt2, ids, y, attention_mask=att)
     lids, latt, ly = left_padded(ids, att, y)
     left = score_batch(gpt2, lids, ly, attention_mask=latt)
-    torch.testing.assert_close(left.example, right.example, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(left.b, right.b, rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(left.token[ly], right.token[y], rtol=1e-5, atol=1e-5)
-    alone = torch.cat([score_batch(gpt2, ids[i:i + 1, :int(att[i].sum())], y[i:i + 1, :int(att[i].sum())]).example for i in range(3)])
-    torch.testing.assert_close(left.example, alone, rtol=1e-5, atol=1e-5)
+    alone = torch.cat([score_batch(gpt2, ids[i:i + 1, :int(att[i].sum())], y[i:i + 1, :int(att[i].sum())]).b for i in range(3)])
+    torch.testing.assert_close(left.b, alone, rtol=1e-5, atol=1e-5)
     gpt2.eval()
     with torch.no_grad():                                        # what the position ids fix: the model called without them
         shifted = gpt2(input_ids=lids, attention_mask=latt).logits.log_softmax(-1)[:, :-1].gather(2, lids[:, 1:, None])[..., 0]
-    assert (-(shifted * ly[:, 1:]).sum(1) - right.example).abs().max() > 1e-3
+    assert (-(shifted * ly[:, 1:]).sum(1) - right.b).abs().max() > 1e-3
     frozen = score_batch(FrozenBaseModel(gpt2), lids, ly, attention_mask=latt)   # through the frozen wrapper too
-    torch.testing.assert_close(frozen.example, right.example, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(frozen.b, right.b, rtol=1e-5, atol=1e-5)
 
 def test_hugging_face_style_batches_and_items(gpt2, padded_batch):
     "input_ids, attention_mask and labels (-100 off y) are accepted for a batch and for dataset items."
@@ -86,11 +86,11 @@ def test_hugging_face_style_batches_and_items(gpt2, padded_batch):
     labels = ids.masked_fill(~y, -100)
     want = score_batch(gpt2, ids, y, attention_mask=att)
     got = score_batch(gpt2, **dict(input_ids=ids, attention_mask=att, labels=labels))
-    torch.testing.assert_close(got.example, want.example, rtol=0, atol=0)
+    torch.testing.assert_close(got.b, want.b, rtol=0, atol=0)
     lids, latt, ly = left_padded(ids, att, y)
     items = [dict(input_ids=r, attention_mask=a, labels=r.masked_fill(~m, -100)) for r, a, m in zip(lids, latt, ly)]
     scored = score_dataset(gpt2, items, batch_size=2, progress=False)
-    np.testing.assert_allclose(scored.example, want.example.double().numpy(), rtol=1e-5)
+    np.testing.assert_allclose(scored.b, want.b.double().numpy(), rtol=1e-5)
     with pytest.raises(ValueError, match=re.escape("give exactly one of y_mask and labels")):
         score_batch(gpt2, ids, y, attention_mask=att, labels=labels)
     with pytest.raises(ValueError, match=re.escape("labels must be -100 or equal input_ids (the model scores input_ids), differ at [0, 4]")):
@@ -109,23 +109,29 @@ def test_each_module_keeps_its_mode(gpt2, padded_batch):
 def test_train_mode_dropout_is_deterministic(gpt2, padded_batch):
     ids, att, y = padded_batch
     gpt2.train()
-    runs = [score_batch(gpt2, ids, y, attention_mask=att).example for _ in range(3)]
+    runs = [score_batch(gpt2, ids, y, attention_mask=att).b for _ in range(3)]
     assert all(torch.equal(runs[0], r) for r in runs[1:])
 
 def test_dataset_scoring_matches_one_by_one(gpt2, padded_batch):
     ids, att, y = padded_batch
     data = [{'input_ids': ids[i, :int(att[i].sum())], 'y_mask': y[i, :int(att[i].sum())]} for i in range(3)] * 5
     scored = score_dataset(gpt2, data, batch_size=4, progress=False)
-    alone = torch.cat([score_batch(gpt2, d['input_ids'][None], d['y_mask'][None]).example for d in data])
-    np.testing.assert_allclose(scored.example, alone.double().numpy(), rtol=1e-5)
+    alone = torch.cat([score_batch(gpt2, d['input_ids'][None], d['y_mask'][None]).b for d in data])
+    np.testing.assert_allclose(scored.b, alone.double().numpy(), rtol=1e-5)
     batch = score_batch(gpt2, ids, y, attention_mask=att)
-    np.testing.assert_allclose(scored.example[:3], batch.example.double().numpy(), rtol=1e-5)
+    np.testing.assert_allclose(scored.b[:3], batch.b.double().numpy(), rtol=1e-5)
 
 def test_bf16_model_scored_in_float32(gpt2, padded_batch):
+    "A bf16 model's logits are log-softmaxed in float32: b matches a float64 log-softmax of them, which bf16 would not."
     ids, att, y = padded_batch
-    low = transformers.GPT2LMHeadModel(gpt2.config); low.load_state_dict(gpt2.state_dict()); low = low.bfloat16()
+    low = transformers.GPT2LMHeadModel(gpt2.config); low.load_state_dict(gpt2.state_dict()); low = low.bfloat16().eval()
     got = score_batch(low, ids, y, attention_mask=att)
-    assert got.example.dtype == torch.float32 and torch.isfinite(got.example).all()
+    with torch.no_grad(): logits = low(input_ids=ids, attention_mask=att).logits
+    b_of = lambda logp: -(logp[:, :-1].gather(-1, ids[:, 1:, None])[..., 0] * y[:, 1:]).sum(1)
+    wide, narrow = b_of(logits.double().log_softmax(-1)), b_of(logits.log_softmax(-1).double())
+    assert got.b.dtype == torch.float32
+    torch.testing.assert_close(got.b.double(), wide, rtol=1e-5, atol=1e-4)
+    assert (narrow - wide).abs().max() > 1e-3                  # the same sums in bf16 are visibly off: the check can fail
 
 def _toy(seed=0, n=40, vocab=11):
     from dist_score import model_and_data
@@ -142,7 +148,7 @@ def test_round_trip_shuffle_and_subset(built):
     base, data, cache, path = built
     reopened = BaseSurprisalCache(path, scoring_provenance(base))
     fps = [example_fingerprint(d['input_ids'], d['y_mask']) for d in data]
-    direct = torch.cat([score_batch(base, d['input_ids'][None], d['y_mask'][None]).example for d in data]).double()
+    direct = torch.cat([score_batch(base, d['input_ids'][None], d['y_mask'][None]).b for d in data]).double()
     torch.testing.assert_close(reopened.lookup(fps), direct, rtol=1e-6, atol=1e-6)
     served = WithBaseSurprisal(data, reopened)
     sub = Subset(served, list(range(3, 40, 4)))
@@ -154,7 +160,7 @@ def test_round_trip_shuffle_and_subset(built):
 def test_tampered_file_detected(built):
     _, _, cache, path = built
     raw = bytearray(path.read_bytes())
-    raw[raw.find(np.asarray(cache.example).tobytes()) + 3] ^= 0x10
+    raw[raw.find(np.asarray(cache.b).tobytes()) + 3] ^= 0x10
     path.write_bytes(bytes(raw))
     with pytest.raises(CacheError, match="fails its checksum"): BaseSurprisalCache(path)
     path.write_bytes(bytes(raw[:len(raw) // 2]))
@@ -200,7 +206,7 @@ def test_two_processes_equal_one(tmp_path):
     assert two.returncode == 0, two.stderr[-3000:]
     a, b = BaseSurprisalCache(tmp_path / 'one' / 'b.iscache'), BaseSurprisalCache(tmp_path / 'two' / 'b.iscache')
     assert np.array_equal(a.keys, b.keys) and np.array_equal(a.offsets, b.offsets)
-    np.testing.assert_allclose(a.example, b.example, rtol=1e-6); np.testing.assert_allclose(a.token, b.token, rtol=1e-6)
+    np.testing.assert_allclose(a.b, b.b, rtol=1e-6); np.testing.assert_allclose(a.token, b.token, rtol=1e-6)
     r0, r1, single = (json.loads((tmp_path / d / f).read_text()) for d, f in (('two', 'rank0.json'), ('two', 'rank1.json'), ('one', 'rank0.json')))
     assert r0 == r1                                           # every rank: the same cache and the same E_D[b]
     assert r0['n'] == single['n']

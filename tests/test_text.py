@@ -52,7 +52,7 @@ def test_b_of_own_pairs_equals_hugging_face_loss(saved, tmp_path):
         batch = collate([data[i] for i in idx.tolist()], tokenizer.pad_token_id)
         b = score_batch(model, **batch)
         want = torch.stack([served[i]['base_surprisal'].float() for i in idx.tolist()])
-        torch.testing.assert_close(b.example, want, rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(b.b, want, rtol=1e-5, atol=1e-5)
 
 def test_own_data_errors(saved, tmp_path):
     tokenizer = load_tokenizer(saved / 'base')
@@ -124,7 +124,7 @@ def test_cli_end_to_end_on_own_pairs(saved, tmp_path):
     assert found == len(data)                                  # every pair is in exactly one of the two caches
     np.testing.assert_allclose(*zip(*b), rtol=1e-5, atol=1e-5)
     # the held-out mean in metrics.json is the mean of the eval cache
-    np.testing.assert_allclose(m['base_surprisal_mean'], BaseSurprisalCache(out / 'base_eval.iscache').example.mean(), rtol=1e-6)
+    np.testing.assert_allclose(m['base_surprisal_mean'], BaseSurprisalCache(out / 'base_eval.iscache').b.mean(), rtol=1e-6)
 
 @pytest.mark.parametrize('opts, message', [
     ({'--base-model': 'nowhere'}, 'base model folder nowhere: no such folder'),
