@@ -79,6 +79,7 @@ def summary_table(metrics: dict, cfg: RunConfig=None) -> str:
         lines.append(f"Its reconstruction is also worse than the base model's b-hat, by {l - metrics['base_surprisal']:.3f} nats per example.")
     return '\n'.join(lines)
 
+# %% ../nbs/09b_report.ipynb #84ea1c93
 def write_figures(out) -> list:
     "PNG figures of a run directory's log, one unit per axis: each training phase apart, and the held-out run against the oracle."
     from matplotlib.figure import Figure       # not pyplot: drawing a file leaves the caller's backend and figures alone

@@ -287,6 +287,7 @@ def _check_resumable(cfg: RunConfig, out: Path):
     if diff: raise RunDirectoryError(f"--resume: the settings differ from those the run in {out} started with ({'; '.join(diff)}); "
                                      "resume with the same settings, or choose another --out")
 
+# %% ../nbs/09a_train.ipynb #5f9a55cb
 def _rows(data: dict, i: torch.Tensor) -> dict:
     "Rows `i` of every tensor; a right-padded batch is cut to its longest example."
     out = {k: v[i] for k, v in data.items()}
