@@ -165,14 +165,16 @@ class BaseSurprisalCache:
 
     def __len__(self): return len(self.keys)
 
-    def find(self, fingerprints) -> np.ndarray: # (m,) row of each fingerprint, -1 where absent
+    def find(self, fingerprints, # m example fingerprints (bytes) or an (m,) S16 array
+            ) -> np.ndarray: # (m,) row of each fingerprint, -1 where absent
         "Rows of `fingerprints` in the cache by binary search over the sorted keys."
         keys = _as_keys(fingerprints)
         rows = np.minimum(np.searchsorted(self.keys, keys), max(len(self.keys) - 1, 0))
         found = (self.keys[rows] == keys) if len(self.keys) else np.zeros(len(keys), bool)
         return np.where(found, rows, -1)
 
-    def rows(self, fingerprints) -> np.ndarray:
+    def rows(self, fingerprints, # m example fingerprints, every one in the cache
+            ) -> np.ndarray: # (m,) their rows
         "Rows of `fingerprints`; a fingerprint not in the cache is a KeyError."
         rows = self.find(fingerprints)
         if (rows < 0).any():
@@ -181,16 +183,19 @@ class BaseSurprisalCache:
                            "score them with build_cache on the dataset that holds them")
         return rows
 
-    def lookup(self, fingerprints) -> Tensor: # (m,) float64 b
+    def lookup(self, fingerprints, # m example fingerprints, every one in the cache
+              ) -> Tensor: # (m,) float64 b
         "Base surprisal b of each example."
         return torch.from_numpy(np.asarray(self.b[self.rows(fingerprints)]))
 
-    def token_surprisal(self, fingerprint: bytes) -> Tensor: # (n_y,) float32
+    def token_surprisal(self, fingerprint: bytes, # one example's fingerprint
+                       ) -> Tensor: # (n_y,) float32
         "The surprisal of each y token of one example, in order."
         r = self.rows([fingerprint])[0]
         return torch.from_numpy(np.array(self.token[self.offsets[r]:self.offsets[r + 1]]))
 
-    def base_mean(self, fingerprints=None) -> float:
+    def base_mean(self, fingerprints=None, # the examples to average over; every cached one when None
+                 ) -> float:
         "The dataset constant $\\mathbb{E}_D[b]$ over `fingerprints` (a dataset, duplicates counted), or over every cached example."
         b = self.b if fingerprints is None else self.b[self.rows(fingerprints)]
         if len(b) == 0: raise ValueError("base_mean needs at least one example, got none")

@@ -62,7 +62,8 @@ class ModelConfig:
         if self.prior not in priors: raise ValueError(f"prior must be one of {priors} for the {self.family} family, got {self.prior!r}")
         if self.base_n_layers < 1: raise ValueError(f"base_n_layers must be an int >= 1, got {self.base_n_layers!r}")
 
-def task_shape(task: SyntheticTask) -> dict:
+def task_shape(task: SyntheticTask, # the synthetic task the run trains on
+              ) -> dict: # vocab_size, seq_len and y_len for `model_config`
     "The synthetic task's sequences: vocabulary, length of [x ; sep ; y], and the fixed y length."
     return dict(vocab_size=task.n_tokens, seq_len=2 * task.length + 2, y_len=task.length)
 
@@ -174,7 +175,10 @@ PRESETS = {
                  objective=dict(recon='plain', beta=1.0, hold_steps=4, warmup_steps=4)),
 }
 
-def from_dict(cls, d: dict, path: str=''):
+def from_dict(cls, # a dataclass
+              d: dict, # its fields by name, nested dataclasses as dicts; missing ones keep their defaults
+              path: str='', # where `d` sits in the whole configuration, for the messages
+             ):
     "Build dataclass `cls` from a (possibly partial) dict, rejecting unknown keys; nested dataclasses recurse."
     if not isinstance(d, dict): raise ValueError(f"{path or 'config'} must be a mapping, got {type(d).__name__}")
     known = {f.name: f for f in dataclasses.fields(cls)}
@@ -189,7 +193,9 @@ def from_dict(cls, d: dict, path: str=''):
     except (ValueError, TypeError) as e:                 # a nested config's message gets its path: objective.beta ...
         raise type(e)(str(e) if str(e).startswith(path) else f'{path}{e}') from None
 
-def make_config(preset: str='demo', overrides: dict=None) -> RunConfig:
+def make_config(preset: str='demo', # a key of PRESETS
+                overrides: dict=None, # nested dicts of fields to change, as `parse_override` gives them
+               ) -> RunConfig:
     "A preset's configuration, with `overrides` (nested dicts) applied."
     if preset not in PRESETS: raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
     merged = merge_overrides(merge_overrides(asdict(RunConfig()), PRESETS[preset]), overrides or {})
@@ -205,7 +211,8 @@ def merge_overrides(base: dict, # nested settings, as `asdict` gives them
     return out
 
 # %% ../nbs/09_config.ipynb #3ddceffd
-def parse_override(item: str) -> dict:
+def parse_override(item: str, # `key.path=value`, as `--set` takes it
+                  ) -> dict:
     "`'objective.beta=0.5'` -> `{'objective': {'beta': 0.5}}`; values are JSON (strings may be bare)."
     if '=' not in item: raise ValueError(f"an override must look like key.path=value, got {item!r}")
     key, raw = item.split('=', 1)
@@ -217,11 +224,14 @@ def parse_override(item: str) -> dict:
     cur[parts[-1]] = value
     return out
 
-def save_config(cfg: RunConfig, path) -> None:
+def save_config(cfg: RunConfig, # the resolved configuration
+                path, # the JSON file to write
+               ) -> None:
     "Write the resolved configuration as JSON (atomically)."
     atomic_write_bytes(Path(path), (json.dumps(asdict(cfg), indent=1) + '\n').encode())
 
-def load_config(path) -> RunConfig:
+def load_config(path, # a JSON file written by `save_config`
+               ) -> RunConfig:
     "Read a configuration written by `save_config`, validating every field; errors name the file."
     try: d = json.loads(Path(path).read_text())
     except FileNotFoundError: raise ValueError(f"config file {path}: no such file") from None

@@ -17,11 +17,17 @@ from .nn import (CVAEArchConfig, check_cvae_batch, context_mask, sample_continua
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
 
 # %% ../nbs/07_continuous_cvae.ipynb #648294ec
-def soft_clamp(v: Tensor, bound: float) -> Tensor:
+def soft_clamp(v: Tensor, # any shape
+               bound: float, # > 0: the result lies in (-bound, bound)
+              ) -> Tensor:
     "Smoothly squash `v` into (-bound, bound)."
     return bound * torch.tanh(v / bound)
 
-def gaussian_kl(mu_q: Tensor, logvar_q: Tensor, mu_p: Tensor, logvar_p: Tensor) -> Tensor: # (bs,D) nats per dimension
+def gaussian_kl(mu_q: Tensor, # (bs,D) posterior mean
+                logvar_q: Tensor, # (bs,D) posterior log-variance
+                mu_p: Tensor, # (bs,D) prior mean
+                logvar_p: Tensor, # (bs,D) prior log-variance
+               ) -> Tensor: # (bs,D) nats per dimension
     "Analytic KL between diagonal Gaussians, per dimension."
     return 0.5 * (logvar_p - logvar_q + (logvar_q.exp() + (mu_q - mu_p) ** 2) / logvar_p.exp() - 1)
 

@@ -66,7 +66,10 @@ def _check_same_shape(name_a, a, name_b, b):
         raise ValueError(f"{name_a} has shape {tuple(a.shape)} but {name_b} has shape {tuple(b.shape)}: they must match")
 
 # %% ../nbs/01_losses.ipynb #40ccd07b
-def check_positive_number(name, value, allow_zero=False) -> float:
+def check_positive_number(name: str, # the argument's name, for the message
+                          value, # a number or a 0-dim tensor
+                          allow_zero: bool=False, # accept 0 too
+                         ) -> float:
     "`value` (a number or 0-dim tensor) as a float, finite and > 0 (>= 0 with `allow_zero`)."
     if isinstance(value, Tensor):
         if value.numel() != 1: raise ValueError(f"{name} must be a scalar, got shape {tuple(value.shape)}")
@@ -80,7 +83,8 @@ def check_positive_number(name, value, allow_zero=False) -> float:
 
 _KINDS = {int: 'an int', float: 'a finite number', str: 'a string', bool: 'true or false', tuple: 'a list'}
 
-def check_field_types(obj):
+def check_field_types(obj, # a dataclass instance
+                     ):
     "Each field of the dataclass `obj` holds the kind its annotation names (int, float, str, bool, tuple), else a TypeError."
     for f in dataclasses.fields(obj):
         v, kind = getattr(obj, f.name), f.type
@@ -90,7 +94,9 @@ def check_field_types(obj):
              isinstance(v, (tuple, list)) if kind is tuple else isinstance(v, str))
         if not ok: raise TypeError(f"{f.name} must be {_KINDS[kind]}, got {v!r}")
 
-def as_y_mask(y_mask: Tensor, shape) -> Tensor:
+def as_y_mask(y_mask: Tensor, # (bs,T) bool or 0/1, True on the y tokens
+              shape, # the (bs,T) it must have
+             ) -> Tensor:
     "`y_mask` as a bool tensor of `shape` with at least one y token per example."
     check_tensor('y_mask', y_mask, ndim=2)
     if y_mask.shape != shape: raise ValueError(f"y_mask has shape {tuple(y_mask.shape)}, expected {tuple(shape)}")

@@ -192,7 +192,8 @@ def context_mask(y_mask: Tensor, # (bs,T) bool
     if ((att & ~ctx) != y).any(): raise ValueError("each example's y region must run from its first y token to its last real token")
     return ctx
 
-def check_cvae_batch(vocab_size: int, seq_len: int, # the model's configuration (seq_len: the longest sequence)
+def check_cvae_batch(vocab_size: int, # the model's vocabulary
+                     seq_len: int, # the model's sequence length (the longest, for padded batches)
                      input_ids: Tensor, # (bs,T) the batch
                      base_surprisal: Tensor, # (bs,) its b
                      variable: bool=False, # a padded batch of any length up to seq_len, instead of exactly seq_len
@@ -204,7 +205,9 @@ def check_cvae_batch(vocab_size: int, seq_len: int, # the model's configuration 
         raise ValueError(f"input_ids must be in [0, vocab_size={vocab_size}), got values in [{input_ids.min().item()}, {input_ids.max().item()}]")
     if base_surprisal.shape != (len(input_ids),): raise ValueError(f"base_surprisal must have shape ({len(input_ids)},), got {tuple(base_surprisal.shape)}")
 
-def sequence_nll(decoder: CausalTransformer, input_ids: Tensor, y_mask: Tensor, # (bs,T) each
+def sequence_nll(decoder: CausalTransformer, # the causal decoder
+                 input_ids: Tensor, # (bs,T) [x ; sep ; y]
+                 y_mask: Tensor, # (bs,T) bool, True on the y tokens
                  prefix: Tensor=None, # (bs,P,d) latent embeddings
                 ) -> tuple: # (recon_nll (bs,), token_nll (bs,T) zero outside y)
     "Per-example and per-token NLL of the y region under the decoder."
@@ -215,7 +218,8 @@ def sequence_nll(decoder: CausalTransformer, input_ids: Tensor, y_mask: Tensor, 
 
 # %% ../nbs/05_nn.ipynb #40de1571
 @torch.no_grad()
-def sample_continuation(decoder: CausalTransformer, context_ids: Tensor, # (bs,C) tokens so far
+def sample_continuation(decoder: CausalTransformer, # the causal decoder
+                        context_ids: Tensor, # (bs,C) tokens so far
                         n_new: int, # tokens to generate
                         prefix: Tensor=None, # (bs,P,d) latent embeddings
                         greedy: bool=False, # argmax instead of sampling
@@ -231,7 +235,8 @@ def sample_continuation(decoder: CausalTransformer, context_ids: Tensor, # (bs,C
 
 # %% ../nbs/05_nn.ipynb #4ce985a7
 def bag_of_words_nll(bow_logits: Tensor, # (bs,V) logits of the bag-of-words head on z
-                     input_ids: Tensor, y_mask: Tensor, # (bs,T) each
+                     input_ids: Tensor, # (bs,T) [x ; sep ; y]
+                     y_mask: Tensor, # (bs,T) bool, True on the y tokens
                     ) -> Tensor: # (bs,) nats
     "$-\\sum_{t\\in y}\\log\\operatorname{softmax}(\\text{bow})_{y_t}$: predict the y tokens from $z$ alone, ignoring order."
     logp = bow_logits.float().log_softmax(-1).gather(1, input_ids.clamp_min(0))

@@ -42,7 +42,9 @@ class ObjectiveConfig:
         if not 0 <= self.token_mix <= 1: raise ValueError(f"token_mix must be in [0, 1], got {self.token_mix!r}")
 
 # %% ../nbs/06_objective.ipynb #8163efaa
-def beta_at(cfg: ObjectiveConfig, step: int) -> float:
+def beta_at(cfg: ObjectiveConfig, # beta and its schedule (hold, warm-up, cycles)
+            step: int, # >= 0, the training step
+           ) -> float:
     "The KL weight at a training step."
     if step < 0: raise ValueError(f"step must be >= 0, got {step}")
     if step < cfg.hold_steps: return 0.0

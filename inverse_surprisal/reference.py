@@ -102,7 +102,8 @@ def _check_ids_in_vocabulary(model: nn.Module, input_ids: Tensor):
         raise ValueError(f"input_ids must be in [0, {V}) for this model, got {input_ids[bad][0].item()} at (example, position) "
                          f"{bad.nonzero()[0].tolist()}")
 
-def forward_params(model: nn.Module) -> dict:
+def forward_params(model: nn.Module, # a model, or a wrapper whose forward passes keywords on to `.model`
+                  ) -> dict: # parameter name -> inspect.Parameter
     "The parameters of `model.forward`, seen through a wrapper that passes keywords on (FrozenBaseModel)."
     params = inspect.signature(model.forward).parameters
     while 'attention_mask' not in params and any(p.kind == p.VAR_KEYWORD for p in params.values()) \

@@ -51,7 +51,9 @@ SUMMARY_ROWS = (
     ('n_dropped', 'pairs', "pairs left out as longer than the base model reads (too_long='drop')"),
     ('wall_seconds', 's', 'wall time of the run, base model included'))
 
-def summary_table(metrics: dict, cfg: RunConfig=None) -> str:
+def summary_table(metrics: dict, # the held-out figures of a run (`metrics.json`)
+                  cfg: RunConfig=None, # its configuration, for the objective line; none without it
+                 ) -> str:
     "The end-of-run table: each figure with its unit and meaning, the settings that weigh it, and a verdict in words."
     fmt = lambda v: f'{v:.4f}' if isinstance(v, float) else str(v)
     rows = [(k, fmt(metrics[k]), u, m) for k, u, m in SUMMARY_ROWS if metrics.get(k) is not None]
@@ -80,7 +82,8 @@ def summary_table(metrics: dict, cfg: RunConfig=None) -> str:
     return '\n'.join(lines)
 
 # %% ../nbs/09b_report.ipynb #84ea1c93
-def write_figures(out) -> list:
+def write_figures(out, # a run directory holding `metrics.jsonl`
+                 ) -> list: # the paths written
     "PNG figures of a run directory's log, one unit per axis: each training phase apart, and the held-out run against the oracle."
     from matplotlib.figure import Figure       # not pyplot: drawing a file leaves the caller's backend and figures alone
     out = Path(out)
