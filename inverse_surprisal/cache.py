@@ -66,7 +66,14 @@ def example_fingerprint(input_ids: Tensor, # (T,) token ids of one example, unpa
                         y_mask: Tensor, # (T,) bool y mask of that example
                        ) -> bytes: # 16 bytes
     "Content key of one example: sha256 of its length, ids (int64) and packed y mask, truncated to 16 bytes."
-    return _fingerprints(_flatten([(input_ids, y_mask)]))[0]
+    ids = input_ids.detach().cpu().long().numpy()           # one example (serving b per item): no batching machinery
+    return _key(_length_hash(len(ids)), np.concatenate([ids.view(np.uint8), np.packbits(y_mask.detach().cpu().bool().numpy())]))
+
+def _length_hash(T: int): return hashlib.sha256(T.to_bytes(8, 'little'))   # the key's first part: the example's length
+
+def _key(head, row: np.ndarray) -> bytes: # 16 bytes
+    "The key of an example from the hash of its length and its row: its ids' bytes, then its packed y bits."
+    h = head.copy(); h.update(row); return h.digest()[:16]
 
 def _fingerprints(flat: _Flat) -> list: # n keys of 16 bytes
     "Every example's content key (see `example_fingerprint`), gathered into numpy once per length, not once per example."
@@ -75,9 +82,8 @@ def _fingerprints(flat: _Flat) -> list: # n keys of 16 bytes
     for T in np.unique(lengths).tolist():
         ks = np.flatnonzero(lengths == T); at = starts[ks][:, None] + np.arange(T)
         rows = np.concatenate([ids[at].view(np.uint8).reshape(len(ks), -1), np.packbits(y[at], axis=1)], axis=1)
-        head = hashlib.sha256(T.to_bytes(8, 'little'))         # each row: its ids' bytes, then its packed y bits
-        for k, row in zip(ks.tolist(), rows):
-            h = head.copy(); h.update(row); out[k] = h.digest()[:16]
+        head = _length_hash(T)
+        for k, row in zip(ks.tolist(), rows): out[k] = _key(head, row)
     return out
 
 # %% ../nbs/02a_cache.ipynb #cc5414f3

@@ -125,7 +125,7 @@ def _model_kwargs(params: dict, # the parameters of the model's forward (`forwar
         if 'position_ids' in params and (attention_mask[:, :-1] < attention_mask[:, 1:]).any():
             kw['position_ids'] = (attention_mask.long().cumsum(1) - 1).clamp(min=0)
     if 'use_cache' in params: kw['use_cache'] = False
-    first = y_mask.any(0).nonzero()[0].item() - 1 if y_mask.any() else 0   # the logits at first score the first y token
+    first = y_mask.any(0).nonzero()[0].item() - 1            # the logits at `first` score the batch's first y token
     if 'logits_to_keep' in params and first > 0: kw['logits_to_keep'] = y_mask.shape[1] - first
     return kw
 
