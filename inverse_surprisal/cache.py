@@ -21,7 +21,8 @@ from tqdm.auto import tqdm
 
 from .files import atomic_open
 from .losses import check_positive_number
-from .reference import FrozenBaseModel, forward_params, score_batch, model_fingerprint, y_mask_from_labels
+from .reference import (FrozenBaseModel, eval_mode, forward_params, model_fingerprint, score_checked, vocabulary_size,
+                        y_mask_from_labels)
 
 # %% ../nbs/02a_cache.ipynb #db6ec2ea
 def _is_tensor(t) -> bool: return type(t) is Tensor or isinstance(t, Tensor)
@@ -56,11 +57,25 @@ class _Flat(NamedTuple):
 
 def _flatten(items: list, # [(input_ids (T,), y_mask (T,)), ...] as `_example_fields` returns them
             ) -> _Flat:
-    "The items end to end in two tensors (one concatenation), so that keys and batches are gathered, not stacked per item."
+    """The items end to end in two tensors (one concatenation), so that keys and batches are gathered, not stacked per
+    item; their dtypes checked once for all: integer ids, a bool or 0/1 y mask."""
     lengths = torch.tensor([i.shape[0] for i, _ in items], dtype=torch.int64)
-    ids = torch.cat([i for i, _ in items]).detach().cpu().long() if items else torch.zeros(0, dtype=torch.int64)
-    y = torch.cat([m for _, m in items]).detach().cpu().bool() if items else torch.zeros(0, dtype=torch.bool)
-    return _Flat(ids, y, lengths.cumsum(0) - lengths, lengths)
+    ids = torch.cat([i for i, _ in items]).detach().cpu() if items else torch.zeros(0, dtype=torch.int64)
+    y = torch.cat([m for _, m in items]).detach().cpu() if items else torch.zeros(0, dtype=torch.bool)
+    if ids.is_floating_point() or ids.dtype == torch.bool:
+        i = next(i for i, (t, _) in enumerate(items) if t.is_floating_point() or t.dtype == torch.bool)
+        raise ValueError(f"dataset item {i}: input_ids must hold integer token ids, got dtype {items[i][0].dtype}")
+    flat = _Flat(ids.long(), y, lengths.cumsum(0) - lengths, lengths)
+    if y.dtype != torch.bool:
+        bad = y != 0 if y.is_floating_point() else (y != 0) & (y != 1)
+        if bad.any(): raise ValueError(f"dataset item {_item_at(flat, bad)}: y_mask must be bool (or integer 0/1), got {y[bad][0].item()}")
+    return flat._replace(y=y.bool())
+
+def _item_at(flat: _Flat, bad: Tensor) -> str:
+    "'i, position t' of the first True of `bad` (N,), a condition over the examples laid end to end."
+    k = bad.nonzero()[0].item()
+    i = int(np.searchsorted(flat.starts.numpy(), k, side='right')) - 1
+    return f"{i}, position {k - flat.starts[i].item()}"
 
 def example_fingerprint(input_ids: Tensor, # (T,) token ids of one example, unpadded
                         y_mask: Tensor, # (T,) bool y mask of that example
@@ -243,6 +258,22 @@ def _pad_batch(flat: _Flat, # the examples end to end (`_flatten`)
     return flat.ids[at].masked_fill_(~real, pad_id), flat.y[at] & real, None if bool(real.all()) else real.long()
 
 # %% ../nbs/02a_cache.ipynb #a281ded4
+def _check_for_scoring(model: nn.Module, flat: _Flat) -> Tensor: # (n,) int64 y tokens per example
+    """What `score_batch` checks per batch, checked once for the dataset: a y token in every example, none at its
+    position 0, ids within the model's vocabulary; each error names the dataset item."""
+    ends = torch.cat([torch.zeros(1, dtype=torch.int64), flat.y.cumsum(0)])
+    n_y = ends[flat.starts + flat.lengths] - ends[flat.starts]
+    if (n_y == 0).any(): raise ValueError(f"dataset item {(n_y == 0).nonzero()[0].item()} has no y token (y_mask is all False)")
+    at0 = torch.zeros_like(flat.y); at0[flat.starts[flat.lengths > 0]] = True
+    if (flat.y & at0).any():
+        raise ValueError(f"dataset item {_item_at(flat, flat.y & at0).split(',')[0]}: y_mask marks position 0 as y: the "
+                         "token at position t is scored by the logits at t-1, so position 0 cannot be scored")
+    V = vocabulary_size(model)
+    if V is not None and len(flat.ids) and (flat.ids.min().item() < 0 or flat.ids.max().item() >= V):
+        bad = (flat.ids < 0) | (flat.ids >= V)
+        raise ValueError(f"dataset item {_item_at(flat, bad)}: input_ids must be in [0, {V}) for this model, got {flat.ids[bad][0].item()}")
+    return n_y
+
 def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval mode
                   dataset, # sequence of items with input_ids (T,) and y_mask (T,)
                   batch_size: int=64, # examples per batch after length bucketing
@@ -256,22 +287,26 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
     if isinstance(model, FrozenBaseModel): model.assert_frozen(); model = model.model   # checked once, not per batch
     items = [_example_fields(dataset[i], i) for i in range(len(dataset))]
     flat = _flatten(items); del items
+    n_y = _check_for_scoring(model, flat)
     fps = np.array(_fingerprints(flat), dtype='S16')
     order = np.argsort(flat.lengths.numpy(), kind='stable')
     rank, world = dist_info()
     batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)][rank::world]
-    takes_mask = 'attention_mask' in forward_params(model)    # right padding is invisible to a causal model; a model that
+    params = forward_params(model)
+    takes_mask = 'attention_mask' in params                   # right padding is invisible to a causal model; a model that
                                                                # takes a mask gets it (Hugging Face's warn when pads come without one)
-    idx, ex, n_y, tok = [], [], [], []
-    with tqdm(total=sum(map(len, batches)), unit='ex', desc='scoring b', disable=not progress or rank != 0) as bar:
+    idx, ex, tok = [], [], []
+    with tqdm(total=sum(map(len, batches)), unit='ex', desc='scoring b', disable=not progress or rank != 0) as bar, \
+         eval_mode(model):
         for batch in batches:
             ids, mask, att = _pad_batch(flat, torch.from_numpy(batch), pad_id)
-            res = score_batch(model, ids.to(device), mask.to(device), att.to(device) if takes_mask and att is not None else None)
-            idx.append(torch.from_numpy(batch)); ex.append(res.b.double().cpu())
-            n_y.append(mask.sum(1)); tok.append(res.token.float().cpu()[mask])
+            att = att.to(device) if takes_mask and att is not None else None
+            token = score_checked(model, params, ids.to(device), mask.to(device), att)
+            idx.append(torch.from_numpy(batch)); ex.append(token.sum(1).double().cpu()); tok.append(token.float().cpu()[mask])
             bar.update(len(batch))
     cat = lambda xs, dtype: torch.cat(xs) if xs else torch.zeros(0, dtype=dtype)
-    idx, ex, n_y, tok = cat(idx, torch.int64), cat(ex, torch.float64), cat(n_y, torch.int64), cat(tok, torch.float32)
+    idx, ex, tok = cat(idx, torch.int64), cat(ex, torch.float64), cat(tok, torch.float32)
+    n_y = n_y[idx]
     if world > 1: idx, ex, n_y, tok = (_all_gather_cat(t) for t in (idx, ex, n_y, tok))
     return _in_dataset_order(fps, idx.numpy(), ex.numpy(), n_y.numpy(), tok.numpy())
 
