@@ -21,35 +21,46 @@ from tqdm.auto import tqdm
 
 from .files import atomic_open
 from .losses import check_positive_number
-from .reference import (FrozenBaseModel, eval_mode, forward_params, model_fingerprint, score_checked, vocabulary_size,
+from .reference import (FrozenBaseModel, eval_mode, forward_params,
+                                         model_fingerprint, score_checked, vocabulary_size,
                         y_mask_from_labels)
 
 # %% ../nbs/02a_cache.ipynb #db6ec2ea
 def _is_tensor(t) -> bool: return type(t) is Tensor or isinstance(t, Tensor)
 
 def _example_fields(item, position) -> tuple:
-    """(input_ids, y_mask) of one dataset item: a mapping with `input_ids` and `y_mask` or Hugging Face-style `labels` (-100
-    off y), and an optional `attention_mask` whose 0s (padding) are dropped; or a tuple/list starting with input_ids, y_mask."""
-    if type(item) is dict or isinstance(item, Mapping):     # exact types first: isinstance on ABCs and Tensor is slow per item
+    """(input_ids, y_mask) of one dataset item: a mapping with `input_ids` and `y_mask` or Hugging
+    Face-style `labels` (-100 off y), and an optional `attention_mask` whose 0s (padding) are
+    dropped; or a tuple/list starting with input_ids, y_mask."""
+    # exact types first: isinstance on ABCs and Tensor is slow per item
+    if type(item) is dict or isinstance(item, Mapping):
         if 'input_ids' not in item or ('y_mask' in item) == ('labels' in item):
-            raise ValueError(f"dataset item {position} must have the key 'input_ids' and one of 'y_mask' and 'labels', got {sorted(item)}")
+            raise ValueError(f"dataset item {position} must have the key 'input_ids' and one of "
+                             f"'y_mask' and 'labels', got {sorted(item)}")
         ids = item['input_ids']
-        if not _is_tensor(ids) or ids.ndim != 1: raise ValueError(f"dataset item {position}: input_ids must be a 1-D tensor")
+        if not _is_tensor(ids) or ids.ndim != 1:
+            raise ValueError(f"dataset item {position}: input_ids must be a 1-D tensor")
         try: mask = item['y_mask'] if 'y_mask' in item else y_mask_from_labels(item['labels'], ids)
         except ValueError as e: raise ValueError(f"dataset item {position}: {e}") from None
         if item.get('attention_mask') is not None:
             keep = item['attention_mask']
             if not _is_tensor(keep) or keep.shape != ids.shape or (mask.bool() & (keep == 0)).any():
-                raise ValueError(f"dataset item {position}: attention_mask must be a tensor of input_ids' shape, 0 only off y")
+                raise ValueError(f"dataset item {position}: attention_mask must be a tensor of "
+                                 "input_ids' shape, 0 only off y")
             ids, mask = ids[keep.bool()], mask[keep.bool()]
     elif isinstance(item, (tuple, list)) and len(item) >= 2: ids, mask = item[0], item[1]
-    else: raise TypeError(f"dataset item {position} must be a mapping or a (input_ids, y_mask, ...) tuple, got {type(item).__name__}")
+    else:
+        raise TypeError(f"dataset item {position} must be a mapping or a (input_ids, y_mask, ...) "
+                        f"tuple, got {type(item).__name__}")
     if not _is_tensor(ids) or not _is_tensor(mask) or ids.ndim != 1 or mask.shape != ids.shape:
-        raise ValueError(f"dataset item {position}: input_ids and y_mask must be 1-D tensors of one length")
+        raise ValueError(f"dataset item {position}: input_ids and y_mask must be 1-D "
+                         "tensors of one length")
     return ids, mask
 
+# %% ../nbs/02a_cache.ipynb #beb43151
 class _Flat(NamedTuple):
-    "Examples laid end to end: example i is ids[starts[i]:starts[i] + lengths[i]] (and the same slice of y)."
+    """Examples laid end to end: example i is ids[starts[i]:starts[i] + lengths[i]] (and the same
+    slice of y)."""
     ids: Tensor # (N,) int64 token ids of every example, on the CPU
     y: Tensor # (N,) bool y mask
     starts: Tensor # (n,) int64
@@ -57,46 +68,62 @@ class _Flat(NamedTuple):
 
 def _flatten(items: list, # [(input_ids (T,), y_mask (T,)), ...] as `_example_fields` returns them
             ) -> _Flat:
-    """The items end to end in two tensors (one concatenation), so that keys and batches are gathered, not stacked per
-    item; their dtypes checked once for all: integer ids, a bool or 0/1 y mask."""
+    """The items end to end in two tensors (one concatenation), so that keys and batches are
+    gathered, not stacked per item; their dtypes checked once for all: integer ids, a bool or 0/1 y
+    mask."""
     lengths = torch.tensor([i.shape[0] for i, _ in items], dtype=torch.int64)
-    ids = torch.cat([i for i, _ in items]).detach().cpu() if items else torch.zeros(0, dtype=torch.int64)
-    y = torch.cat([m for _, m in items]).detach().cpu() if items else torch.zeros(0, dtype=torch.bool)
+    ids = (torch.cat([i for i, _ in items]).detach().cpu() if items
+           else torch.zeros(0, dtype=torch.int64))
+    y = (torch.cat([m for _, m in items]).detach().cpu() if items
+         else torch.zeros(0, dtype=torch.bool))
     if ids.is_floating_point() or ids.dtype == torch.bool:
-        i = next(i for i, (t, _) in enumerate(items) if t.is_floating_point() or t.dtype == torch.bool)
-        raise ValueError(f"dataset item {i}: input_ids must hold integer token ids, got dtype {items[i][0].dtype}")
+        i = next(i for i, (t, _) in enumerate(items) if t.is_floating_point()
+                 or t.dtype == torch.bool)
+        raise ValueError(f"dataset item {i}: input_ids must hold integer token ids, got dtype "
+                         f"{items[i][0].dtype}")
     flat = _Flat(ids.long(), y, lengths.cumsum(0) - lengths, lengths)
     if y.dtype != torch.bool:
         bad = y != 0 if y.is_floating_point() else (y != 0) & (y != 1)
-        if bad.any(): raise ValueError(f"dataset item {_item_at(flat, bad)}: y_mask must be bool (or integer 0/1), got {y[bad][0].item()}")
+        if bad.any():
+            raise ValueError(f"dataset item {_item_at(flat, bad)}: y_mask must be bool (or integer "
+                             f"0/1), got {y[bad][0].item()}")
     return flat._replace(y=y.bool())
 
 def _item_at(flat: _Flat, bad: Tensor) -> str:
-    "'i, position t' of the first True of `bad` (N,), a condition over the examples laid end to end."
+    """'i, position t' of the first True of `bad` (N,), a condition over the examples laid end to
+    end."""
     k = bad.nonzero()[0].item()
     i = int(np.searchsorted(flat.starts.numpy(), k, side='right')) - 1
     return f"{i}, position {k - flat.starts[i].item()}"
 
+# %% ../nbs/02a_cache.ipynb #ae7c701f
 def example_fingerprint(input_ids: Tensor, # (T,) token ids of one example, unpadded
                         y_mask: Tensor, # (T,) bool y mask of that example
                        ) -> bytes: # 16 bytes
-    "Content key of one example: sha256 of its length, ids (int64) and packed y mask, truncated to 16 bytes."
-    ids = input_ids.detach().cpu().long().numpy()           # one example (serving b per item): no batching machinery
-    return _key(_length_hash(len(ids)), np.concatenate([ids.view(np.uint8), np.packbits(y_mask.detach().cpu().bool().numpy())]))
+    """Content key of one example: sha256 of its length, ids (int64) and packed y mask, truncated
+    to 16 bytes."""
+    # one example (serving b per item): no batching machinery
+    ids = input_ids.detach().cpu().long().numpy()
+    bits = np.packbits(y_mask.detach().cpu().bool().numpy())
+    return _key(_length_hash(len(ids)), np.concatenate([ids.view(np.uint8), bits]))
 
-def _length_hash(T: int): return hashlib.sha256(T.to_bytes(8, 'little'))   # the key's first part: the example's length
+def _length_hash(T: int):
+    return hashlib.sha256(T.to_bytes(8, 'little'))   # the key's first part: the example's length
 
 def _key(head, row: np.ndarray) -> bytes: # 16 bytes
-    "The key of an example from the hash of its length and its row: its ids' bytes, then its packed y bits."
+    """The key of an example from the hash of its length and its row: its ids' bytes, then its
+    packed y bits."""
     h = head.copy(); h.update(row); return h.digest()[:16]
 
 def _fingerprints(flat: _Flat) -> list: # n keys of 16 bytes
-    "Every example's content key (see `example_fingerprint`), gathered into numpy once per length, not once per example."
+    """Every example's content key (see `example_fingerprint`), gathered into numpy once per
+    length, not once per example."""
     out, lengths, starts = [None] * len(flat.lengths), flat.lengths.numpy(), flat.starts.numpy()
     ids, y = flat.ids.numpy(), flat.y.numpy()
     for T in np.unique(lengths).tolist():
         ks = np.flatnonzero(lengths == T); at = starts[ks][:, None] + np.arange(T)
-        rows = np.concatenate([ids[at].view(np.uint8).reshape(len(ks), -1), np.packbits(y[at], axis=1)], axis=1)
+        rows = np.concatenate([ids[at].view(np.uint8).reshape(len(ks), -1),
+                               np.packbits(y[at], axis=1)], axis=1)
         head = _length_hash(T)
         for k, row in zip(ks.tolist(), rows): out[k] = _key(head, row)
     return out
@@ -124,8 +151,11 @@ def _write_cache_file(path: Path, header: dict, arrays: dict):
     "Write `header` and `arrays` to `path` atomically (`atomic_open`)."
     entries, offset = [], 0
     for name, a in arrays.items():
-        if a.dtype.hasobject: raise TypeError(f"array {name!r} has an object dtype: the cache stores raw numbers only")
-        entries.append(dict(name=name, dtype=a.dtype.str, shape=list(a.shape), offset=offset, nbytes=a.nbytes, sha256=_sha256_chunked(a)))
+        if a.dtype.hasobject:
+            raise TypeError(f"array {name!r} has an object dtype: the cache stores "
+                            "raw numbers only")
+        entries.append(dict(name=name, dtype=a.dtype.str, shape=list(a.shape), offset=offset,
+                            nbytes=a.nbytes, sha256=_sha256_chunked(a)))
         offset = _aligned(offset + a.nbytes)
     hb = json.dumps(dict(header, format=FORMAT_VERSION, arrays=entries), sort_keys=True).encode()
     prefix = _MAGIC + len(hb).to_bytes(8, 'little') + hashlib.sha256(hb).digest()
@@ -142,7 +172,8 @@ def _read_cache_file(path: Path, verify: bool=True) -> tuple:
     path = Path(path)
     with open(path, 'rb') as f:
         prefix = f.read(48)
-        if len(prefix) < 48 or prefix[:8] != _MAGIC: raise CacheError(f"{path} is not an inverse-surprisal cache file (bad magic bytes)")
+        if len(prefix) < 48 or prefix[:8] != _MAGIC:
+            raise CacheError(f"{path} is not an inverse-surprisal cache file (bad magic bytes)")
         hlen = int.from_bytes(prefix[8:16], 'little')
         hb = f.read(hlen)
     if len(hb) != hlen or hashlib.sha256(hb).digest() != prefix[16:48]:
@@ -152,10 +183,14 @@ def _read_cache_file(path: Path, verify: bool=True) -> tuple:
     for e in header['arrays']:
         dtype, shape, start = np.dtype(e['dtype']), tuple(e['shape']), data_start + e['offset']
         if dtype.hasobject: raise CacheError(f"{path}: array {e['name']!r} has an object dtype")
-        if start + e['nbytes'] > size: raise CacheError(f"{path} is truncated: array {e['name']!r} ends past the end of the file")
-        a = np.memmap(path, dtype=dtype, mode='r', offset=start, shape=shape) if e['nbytes'] else np.empty(shape, dtype)
+        if start + e['nbytes'] > size:
+            raise CacheError(f"{path} is truncated: array {e['name']!r} ends past the "
+                             "end of the file")
+        a = (np.memmap(path, dtype=dtype, mode='r', offset=start, shape=shape) if e['nbytes']
+             else np.empty(shape, dtype))
         if verify and _sha256_chunked(a) != e['sha256']:
-            raise CacheError(f"{path}: array {e['name']!r} fails its checksum: the file was modified or corrupted")
+            raise CacheError(f"{path}: array {e['name']!r} fails its checksum: the file was "
+                             "modified or corrupted")
         arrays[e['name']] = a
     return header, arrays
 
@@ -164,24 +199,32 @@ def _as_keys(fingerprints) -> np.ndarray:
     "Fingerprints (bytes, a list of bytes, or an S16 array) as an (m,) S16 array."
     if isinstance(fingerprints, bytes): fingerprints = [fingerprints]
     keys = np.asarray(fingerprints, dtype='S16')
-    if keys.ndim != 1: raise ValueError(f"fingerprints must be a sequence of 16-byte keys, got shape {keys.shape}")
+    if keys.ndim != 1:
+        raise ValueError(f"fingerprints must be a sequence of 16-byte keys, got shape {keys.shape}")
     return keys
 
 class BaseSurprisalCache:
-    "Base surprisal per example (b) and per y token, looked up by example fingerprint; memory-mapped."
+    """Base surprisal per example (b) and per y token, looked up by example fingerprint;
+    memory-mapped."""
     def __init__(self, path, # a file written by `build_cache`
-                 provenance: dict=None, # the provenance the caller expects; a mismatch raises StaleCacheError
+                 # the provenance the caller expects; a mismatch raises StaleCacheError
+                 provenance: dict=None,
                  verify: bool=True, # check every array's sha256 on open
                 ):
         self.path = Path(path)
         header, a = _read_cache_file(self.path, verify)
-        if header.get('format') != FORMAT_VERSION: raise CacheError(f"{path}: format {header.get('format')}, expected {FORMAT_VERSION}")
+        if header.get('format') != FORMAT_VERSION:
+            raise CacheError(f"{path}: format {header.get('format')}, expected {FORMAT_VERSION}")
         self.provenance = header['provenance']
         if provenance is not None and self.provenance != json.loads(json.dumps(provenance)):
-            diff = sorted(k for k in set(self.provenance) | set(provenance) if self.provenance.get(k) != provenance.get(k))
-            raise StaleCacheError(f"{path} was written under another provenance (differs in {diff}): rebuild it with build_cache")
-        self.keys, self.b, self.offsets, self.token = a['keys'], a['example'], a['offsets'], a['token']
-        if not (len(self.keys) == len(self.b) == len(self.offsets) - 1 and self.offsets[-1] == len(self.token)):
+            diff = sorted(k for k in set(self.provenance) | set(provenance)
+                          if self.provenance.get(k) != provenance.get(k))
+            raise StaleCacheError(f"{path} was written under another provenance (differs in "
+                                  f"{diff}): rebuild it with build_cache")
+        self.keys, self.b, self.offsets, self.token = (a['keys'], a['example'], a['offsets'],
+                                                       a['token'])
+        if not (len(self.keys) == len(self.b) == len(self.offsets) - 1
+                and self.offsets[-1] == len(self.token)):
             raise CacheError(f"{path}: inconsistent array lengths")
 
     def __len__(self): return len(self.keys)
@@ -200,7 +243,8 @@ class BaseSurprisalCache:
         rows = self.find(fingerprints)
         if (rows < 0).any():
             miss = np.flatnonzero(rows < 0)
-            raise KeyError(f"{len(miss)} of {len(rows)} examples are not in {self.path} (first at position {miss[0]}): "
+            raise KeyError(f"{len(miss)} of {len(rows)} examples are not in {self.path} (first at "
+                           f"position {miss[0]}): "
                            "score them with build_cache on the dataset that holds them")
         return rows
 
@@ -215,9 +259,11 @@ class BaseSurprisalCache:
         r = self.rows([fingerprint])[0]
         return torch.from_numpy(np.array(self.token[self.offsets[r]:self.offsets[r + 1]]))
 
-    def base_mean(self, fingerprints=None, # the examples to average over; every cached one when None
+    def base_mean(self,
+                  fingerprints=None, # the examples to average over; every cached one when None
                  ) -> float:
-        "The dataset constant $\\mathbb{E}_D[b]$ over `fingerprints` (a dataset, duplicates counted), or over every cached example."
+        """The dataset constant $\\mathbb{E}_D[b]$ over `fingerprints` (a dataset, duplicates
+        counted), or over every cached example."""
         b = self.b if fingerprints is None else self.b[self.rows(fingerprints)]
         if len(b) == 0: raise ValueError("base_mean needs at least one example, got none")
         return check_positive_number('base_mean', float(np.mean(b, dtype=np.float64)))
@@ -225,11 +271,14 @@ class BaseSurprisalCache:
 # %% ../nbs/02a_cache.ipynb #23a0355b
 def dist_info() -> tuple:
     "(rank, world_size), (0, 1) outside torch.distributed."
-    return (dist.get_rank(), dist.get_world_size()) if dist.is_available() and dist.is_initialized() else (0, 1)
+    return ((dist.get_rank(), dist.get_world_size())
+            if dist.is_available() and dist.is_initialized()
+            else (0, 1))
 
 def _all_gather_cat(t: Tensor) -> Tensor:
     "Concatenate a 1-D tensor of any length across ranks, in rank order."
-    device = torch.device('cuda', torch.cuda.current_device()) if dist.get_backend() == 'nccl' else torch.device('cpu')
+    device = (torch.device('cuda', torch.cuda.current_device()) if dist.get_backend() == 'nccl'
+              else torch.device('cpu'))
     t = t.to(device)
     sizes = [torch.zeros(1, dtype=torch.int64, device=device) for _ in range(dist.get_world_size())]
     dist.all_gather(sizes, torch.tensor([len(t)], device=device))
@@ -250,30 +299,57 @@ def _pad_batch(flat: _Flat, # the examples end to end (`_flatten`)
                rows: Tensor, # (B,) int64 the examples of the batch
                pad_id: int, # the id written after each example's end
               ) -> tuple:
-    "(input_ids, y_mask, attention_mask) of examples `rows`, right-padded to the longest; no mask when nothing is padded."
+    """(input_ids, y_mask, attention_mask) of examples `rows`, right-padded to the longest; no
+    mask when nothing is padded."""
     lengths = flat.lengths[rows]
     col = torch.arange(int(lengths.max()))
-    real = col < lengths[:, None]                             # (B,T) True on each example's own tokens
+    # (B,T) True on each example's own tokens
+    real = col < lengths[:, None]
     at = torch.where(real, flat.starts[rows][:, None] + col, 0)
-    return flat.ids[at].masked_fill_(~real, pad_id), flat.y[at] & real, None if bool(real.all()) else real.long()
+    return (flat.ids[at].masked_fill_(~real, pad_id), flat.y[at] & real, None if bool(real.all())
+            else real.long())
 
 # %% ../nbs/02a_cache.ipynb #a281ded4
 def _check_for_scoring(model: nn.Module, flat: _Flat) -> Tensor: # (n,) int64 y tokens per example
-    """What `score_batch` checks per batch, checked once for the dataset: a y token in every example, none at its
-    position 0, ids within the model's vocabulary; each error names the dataset item."""
+    """What `score_batch` checks per batch, checked once for the dataset: a y token in every
+    example, none at its position 0, ids within the model's vocabulary; each error names the dataset
+    item."""
     ends = torch.cat([torch.zeros(1, dtype=torch.int64), flat.y.cumsum(0)])
     n_y = ends[flat.starts + flat.lengths] - ends[flat.starts]
-    if (n_y == 0).any(): raise ValueError(f"dataset item {(n_y == 0).nonzero()[0].item()} has no y token (y_mask is all False)")
+    if (n_y == 0).any():
+        raise ValueError(f"dataset item {(n_y == 0).nonzero()[0].item()} has no y token "
+                         "(y_mask is all False)")
     at0 = torch.zeros_like(flat.y); at0[flat.starts[flat.lengths > 0]] = True
     if (flat.y & at0).any():
-        raise ValueError(f"dataset item {_item_at(flat, flat.y & at0).split(',')[0]}: y_mask marks position 0 as y: the "
-                         "token at position t is scored by the logits at t-1, so position 0 cannot be scored")
+        raise ValueError(f"dataset item {_item_at(flat, flat.y & at0).split(',')[0]}: y_mask marks "
+                         "position 0 as y: the "
+                         "token at position t is scored by the logits at t-1, so position 0 "
+                         "cannot be scored")
     V = vocabulary_size(model)
-    if V is not None and len(flat.ids) and (flat.ids.min().item() < 0 or flat.ids.max().item() >= V):
+    if (V is not None and len(flat.ids)
+        and (flat.ids.min().item() < 0 or flat.ids.max().item() >= V)):
         bad = (flat.ids < 0) | (flat.ids >= V)
-        raise ValueError(f"dataset item {_item_at(flat, bad)}: input_ids must be in [0, {V}) for this model, got {flat.ids[bad][0].item()}")
+        raise ValueError(f"dataset item {_item_at(flat, bad)}: input_ids must be in [0, {V}) for "
+                         f"this model, got {flat.ids[bad][0].item()}")
     return n_y
 
+# %% ../nbs/02a_cache.ipynb #ba0ca525
+def _in_dataset_order(fps, idx, ex, n_y, tok) -> ScoredExamples:
+    "Results scored in batch order (dataset positions `idx`) rearranged into dataset order."
+    n = len(fps)
+    if not np.array_equal(np.sort(idx), np.arange(n)):
+        raise RuntimeError("scoring did not cover every example exactly once")
+    example, count = np.empty(n), np.empty(n, np.int64)
+    example[idx], count[idx] = ex, n_y
+    offsets = np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
+    # where each scored example's tokens start
+    src = np.concatenate([[0], np.cumsum(n_y)[:-1]]).astype(np.int64)
+    token = np.empty(offsets[-1], np.float32)
+    # each token to its example's place
+    token[np.repeat(offsets[idx] - src, n_y) + np.arange(len(tok))] = tok
+    return ScoredExamples(fps, example, offsets, token)
+
+# %% ../nbs/02a_cache.ipynb #5e78ebda
 def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval mode
                   dataset, # sequence of items with input_ids (T,) and y_mask (T,)
                   batch_size: int=64, # examples per batch after length bucketing
@@ -281,10 +357,13 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
                   device=None, # where to run the model; default: where its parameters are
                   progress: bool=True, # tqdm progress bar (rank 0 only)
                  ) -> ScoredExamples:
-    "Score every example of `dataset` with `model`, length-bucketed, sharded across ranks under torch.distributed."
-    if not isinstance(batch_size, int) or batch_size < 1: raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    """Score every example of `dataset` with `model`, length-bucketed, sharded across ranks under
+    torch.distributed."""
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
     if device is None: device = next((p.device for p in model.parameters()), torch.device('cpu'))
-    if isinstance(model, FrozenBaseModel): model.assert_frozen(); model = model.model   # checked once, not per batch
+    # checked once, not per batch
+    if isinstance(model, FrozenBaseModel): model.assert_frozen(); model = model.model
     items = [_example_fields(dataset[i], i) for i in range(len(dataset))]
     flat = _flatten(items); del items
     n_y = _check_for_scoring(model, flat)
@@ -293,16 +372,21 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
     rank, world = dist_info()
     batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)][rank::world]
     params = forward_params(model)
-    takes_mask = 'attention_mask' in params                   # right padding is invisible to a causal model; a model that
-                                                               # takes a mask gets it (Hugging Face's warn when pads come without one)
+    # right padding is invisible to a causal model; a model that
+    takes_mask = 'attention_mask' in params
+                                                               # takes a mask gets it (Hugging
+                                                               # Face's warn when pads come without
+                                                               # one)
     idx, ex, tok = [], [], []
-    with tqdm(total=sum(map(len, batches)), unit='ex', desc='scoring b', disable=not progress or rank != 0) as bar, \
+    with tqdm(total=sum(map(len, batches)), unit='ex', desc='scoring b', disable=not progress
+              or rank != 0) as bar, \
          eval_mode(model):
         for batch in batches:
             ids, mask, att = _pad_batch(flat, torch.from_numpy(batch), pad_id)
             att = att.to(device) if takes_mask and att is not None else None
             token = score_checked(model, params, ids.to(device), mask.to(device), att)
-            idx.append(torch.from_numpy(batch)); ex.append(token.sum(1).double().cpu()); tok.append(token.float().cpu()[mask])
+            idx.append(torch.from_numpy(batch))
+            ex.append(token.sum(1).double().cpu()); tok.append(token.float().cpu()[mask])
             bar.update(len(batch))
     cat = lambda xs, dtype: torch.cat(xs) if xs else torch.zeros(0, dtype=dtype)
     idx, ex, tok = cat(idx, torch.int64), cat(ex, torch.float64), cat(tok, torch.float32)
@@ -310,30 +394,19 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
     if world > 1: idx, ex, n_y, tok = (_all_gather_cat(t) for t in (idx, ex, n_y, tok))
     return _in_dataset_order(fps, idx.numpy(), ex.numpy(), n_y.numpy(), tok.numpy())
 
-# %% ../nbs/02a_cache.ipynb #ba0ca525
-def _in_dataset_order(fps, idx, ex, n_y, tok) -> ScoredExamples:
-    "Results scored in batch order (dataset positions `idx`) rearranged into dataset order."
-    n = len(fps)
-    if not np.array_equal(np.sort(idx), np.arange(n)): raise RuntimeError("scoring did not cover every example exactly once")
-    example, count = np.empty(n), np.empty(n, np.int64)
-    example[idx], count[idx] = ex, n_y
-    offsets = np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
-    src = np.concatenate([[0], np.cumsum(n_y)[:-1]]).astype(np.int64)   # where each scored example's tokens start
-    token = np.empty(offsets[-1], np.float32)
-    token[np.repeat(offsets[idx] - src, n_y) + np.arange(len(tok))] = tok  # each token to its example's place
-    return ScoredExamples(fps, example, offsets, token)
-
 # %% ../nbs/02a_cache.ipynb #d34b4874
 def scoring_provenance(model: nn.Module, # the base model (a FrozenBaseModel or any module)
                        pad_id: int=0, # the padding id used when scoring
                       ) -> dict:
-    "Everything that determines the cached values: the model's fingerprint and the scoring conventions."
+    """Everything that determines the cached values: the model's fingerprint and the scoring
+    conventions."""
     fp = model.fingerprint if isinstance(model, FrozenBaseModel) else model_fingerprint(model)
-    return dict(model=fp, shift='token t scored by logits at t-1', log_softmax='float32 or wider', padding='right',
+    return dict(model=fp, shift='token t scored by logits at t-1', log_softmax='float32 or wider',
+                padding='right',
                 pad_id=int(pad_id), format=FORMAT_VERSION)
 
 # %% ../nbs/02a_cache.ipynb #6bd9e0bd
-def build_cache(model: nn.Module, # the base model; wrap it in FrozenBaseModel to have it asserted frozen
+def build_cache(model: nn.Module, # the base model (a FrozenBaseModel is asserted frozen)
                 dataset, # sequence of items with input_ids (T,) and y_mask (T,)
                 path, # the cache file
                 batch_size: int=64, # examples per scoring batch
@@ -343,7 +416,8 @@ def build_cache(model: nn.Module, # the base model; wrap it in FrozenBaseModel t
                 progress: bool=True, # tqdm progress bar
                ) -> BaseSurprisalCache:
     "Score `dataset` with `model` into the cache at `path` (reusing what is there) and open it."
-    if on_stale not in ('rebuild', 'error'): raise ValueError(f"on_stale must be 'rebuild' or 'error', got {on_stale!r}")
+    if on_stale not in ('rebuild', 'error'):
+        raise ValueError(f"on_stale must be 'rebuild' or 'error', got {on_stale!r}")
     path, prov = Path(path), scoring_provenance(model, pad_id)
     old = None
     if path.exists():
@@ -369,17 +443,22 @@ class _Subset:
     def __getitem__(self, i): return self.dataset[self.positions[i]]
 
 def _merged_arrays(old, new: ScoredExamples) -> dict:
-    "Cache arrays holding the examples of `old` (a cache or None) and `new`, unique keys in sorted order."
-    parts = [] if old is None else [ScoredExamples(np.asarray(old.keys), np.asarray(old.b), np.asarray(old.offsets), np.asarray(old.token))]
+    """Cache arrays holding the examples of `old` (a cache or None) and `new`, unique keys in
+    sorted order."""
+    arrays = () if old is None else (old.keys, old.b, old.offsets, old.token)
+    parts = [ScoredExamples(*map(np.asarray, arrays))] if arrays else []
     parts.append(new)
     keys = np.concatenate([p.fingerprints for p in parts])
     example = np.concatenate([p.b for p in parts])
     counts = np.concatenate([np.diff(p.offsets) for p in parts])
-    starts = np.concatenate([p.offsets[:-1] + sum(len(q.token) for q in parts[:j]) for j, p in enumerate(parts)])
+    starts = np.concatenate([p.offsets[:-1] + sum(len(q.token) for q in parts[:j])
+                             for j, p in enumerate(parts)])
     token_all = np.concatenate([p.token for p in parts])
     keys, first = np.unique(keys, return_index=True)          # sorted, one row per distinct example
     offsets = np.concatenate([[0], np.cumsum(counts[first])]).astype(np.int64)
-    token = np.concatenate([token_all[starts[i]:starts[i] + counts[i]] for i in first]) if len(first) else np.zeros(0, np.float32)
+    token = (np.concatenate([token_all[starts[i]:starts[i] + counts[i]] for i in first])
+             if len(first)
+             else np.zeros(0, np.float32))
     return dict(keys=keys, example=example[first], offsets=offsets, token=token.astype(np.float32))
 
 # %% ../nbs/02a_cache.ipynb #40b8a858
@@ -395,8 +474,10 @@ class WithBaseSurprisal(torch.utils.data.Dataset):
     def __getitem__(self, i):
         item = self.dataset[i]
         ids, mask = _example_fields(item, i)
-        c, r = self.cache, self.cache.rows([example_fingerprint(ids, mask)])[0]   # one lookup serves both values
+        # one lookup serves both values
+        c, r = self.cache, self.cache.rows([example_fingerprint(ids, mask)])[0]
         token = torch.zeros(len(ids), dtype=torch.float32)
         token[mask.bool()] = torch.from_numpy(np.array(c.token[c.offsets[r]:c.offsets[r + 1]]))
         fields = dict(item) if isinstance(item, Mapping) else dict(input_ids=ids, y_mask=mask)
-        return dict(fields, base_surprisal=torch.tensor(float(c.b[r]), dtype=torch.float64), base_token_surprisal=token)
+        return dict(fields, base_surprisal=torch.tensor(float(c.b[r]), dtype=torch.float64),
+                    base_token_surprisal=token)

@@ -17,42 +17,61 @@ import torch.distributed as dist
 import numpy as np
 
 from .cache import dist_info
-from .config import (PRESETS, RunConfig, from_dict, merge_overrides, load_config, make_config,
+from .config import (PRESETS, RunConfig, from_dict, merge_overrides, load_config,
+                                      make_config,
                                       parse_override)
 from .files import atomic_write_bytes
 from .losses import RECON_TERMS
-from .losses import check_positive_number, example_inverse_surprisal_weights, fractional_decomposition, weight_health
+from .losses import (check_positive_number, example_inverse_surprisal_weights,
+                                      fractional_decomposition, weight_health)
 from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
-from .train import DataError, RunDirectoryError, on_rank0, default_device, make_trainer
+from .train import (DataError, RunDirectoryError, on_rank0, default_device,
+                                     make_trainer)
 
 # %% ../nbs/09c_cli.ipynb #864cc8d8
 def _train_parser(p):
     p.add_argument('--preset', choices=sorted(PRESETS),
-                   help='named configuration: demo (the whole pipeline on an 8-class task, about 2 minutes), full (the 12-class '
-                        'default task, about 30 minutes), probe (discovery of the 12 classes with the exact b*, about 2 minutes), '
-                        'text (your own --data; the default with --data), tiny (seconds, for tests); default: demo')
+                   help='named configuration: demo (the whole pipeline on an 8-class task, about '
+                        '2 minutes), full (the 12-class default task, about 30 minutes), probe '
+                        '(discovery of the 12 classes with the exact b*, about 2 minutes), text '
+                        '(your own --data; the default with --data), tiny (seconds, for '
+                        'tests); default: demo')
     p.add_argument('--config', help='a config.json to start from instead of a preset')
-    p.add_argument('--data', help='your own (x, y) pairs: a .jsonl file ({"x": ..., "y": ...} per line) or a .csv with x and y columns')
-    p.add_argument('--base-model', help='with --data: a folder holding a saved AutoModelForCausalLM, the frozen base model')
-    p.add_argument('--tokenizer', help='with --data: the tokenizer\'s folder (default: the --base-model folder)')
+    p.add_argument('--data',
+                   help='your own (x, y) pairs: a .jsonl file ({"x": ..., "y": ...} per line) or a '
+                        '.csv with x and y columns')
+    p.add_argument('--base-model',
+                   help='with --data: a folder holding a saved AutoModelForCausalLM, the frozen '
+                        'base model')
+    p.add_argument('--tokenizer',
+                   help='with --data: the tokenizer\'s folder (default: the --base-model folder)')
     p.add_argument('--seed', type=int, help='random seed of data, models and training')
     p.add_argument('--out', default='runs/demo', help='run directory')
-    p.add_argument('--resume', action='store_true', help='continue from the last checkpoint in --out')
+    p.add_argument('--resume', action='store_true',
+                   help='continue from the last checkpoint in --out')
     p.add_argument('--family', choices=['discrete', 'continuous'], help='CVAE family')
     p.add_argument('--recon', choices=RECON_TERMS, help='reconstruction term')
     p.add_argument('--eps', type=float, help='eps of the example-level term')
     p.add_argument('--beta', type=float, help='KL weight')
-    p.add_argument('--base', choices=['learned', 'oracle'], help='base surprisal from a learned base model or the exact oracle')
-    p.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', help='override any field, e.g. --set objective.free_bits=0.2')
-    p.add_argument('--device', help='where to train, e.g. cpu, cuda, cuda:1 (default: cuda when available, else cpu; '
-                   'under torchrun each process takes the GPU of its LOCAL_RANK)')
-    p.add_argument('--no-progress', action='store_true', help='hide progress bars and progress lines')
+    p.add_argument('--base', choices=['learned', 'oracle'],
+                   help='base surprisal from a learned base model or the exact oracle')
+    p.add_argument('--set', action='append', default=[], metavar='KEY=VALUE',
+                   help='override any field, e.g. --set objective.free_bits=0.2')
+    p.add_argument('--device',
+                   help='where to train, e.g. cpu, cuda, cuda:1 (default: cuda when '
+                        'available, else '
+                        'cpu; under torchrun each process takes the GPU of its LOCAL_RANK)')
+    p.add_argument('--no-progress', action='store_true',
+                   help='hide progress bars and progress lines')
 
 def _config_from_args(a) -> RunConfig:
     over = {}
-    base = 'pretrained' if a.data is not None and a.base is None else a.base   # --data: b from the pretrained base model
-    for key, val in (('seed', a.seed), ('base', base), ('model.family', a.family), ('objective.recon', a.recon),
-                     ('objective.eps', a.eps), ('objective.beta', a.beta), ('data.path', a.data), ('data.base_model', a.base_model),
+    # --data: b from the pretrained base model
+    base = 'pretrained' if a.data is not None and a.base is None else a.base
+    for key, val in (('seed', a.seed), ('base', base), ('model.family', a.family),
+                     ('objective.recon', a.recon), ('objective.eps', a.eps),
+                     ('objective.beta', a.beta),
+                     ('data.path', a.data), ('data.base_model', a.base_model),
                      ('data.tokenizer', a.tokenizer)):
         if val is not None: over = merge_overrides(over, parse_override(f'{key}={json.dumps(val)}'))
     for item in a.set: over = merge_overrides(over, parse_override(item))
@@ -61,11 +80,13 @@ def _config_from_args(a) -> RunConfig:
 
 # %% ../nbs/09c_cli.ipynb #b45e6d33
 def _device_from_args(a) -> torch.device:
-    "--device, checked; under torchrun a CUDA device is this process's LOCAL_RANK GPU, made the current one."
+    """--device, checked; under torchrun a CUDA device is this process's LOCAL_RANK GPU, made the
+    current one."""
     try: device = torch.device(a.device) if a.device else default_device()
     except RuntimeError as e: raise ValueError(f"--device {a.device!r}: {e}") from None
     if device.type == 'cuda':
-        if not torch.cuda.is_available(): raise ValueError(f"--device {a.device}: CUDA is not available on this machine")
+        if not torch.cuda.is_available():
+            raise ValueError(f"--device {a.device}: CUDA is not available on this machine")
         if 'LOCAL_RANK' in os.environ: device = torch.device('cuda', int(os.environ['LOCAL_RANK']))
         torch.cuda.set_device(device)
     return device
@@ -78,11 +99,17 @@ def _init_distributed(device: torch.device):
 def main(argv: list=None, # the arguments after the program name; sys.argv's when None
         ):
     "The `inverse-surprisal` command line."
-    p = argparse.ArgumentParser(prog='inverse-surprisal', description='Train and compare CVAEs with z-free-relative reconstruction terms on the synthetic task or your own text pairs.')
+    p = argparse.ArgumentParser(prog='inverse-surprisal',
+                                description='Train and compare CVAEs with z-free-relative '
+                                            'reconstruction terms on the synthetic task or your '
+                                            'own text pairs.')
     sub = p.add_subparsers(dest='command', required=True)
-    _train_parser(sub.add_parser('train', help='base model, cached b, CVAE, held-out evaluation (against the oracle on the synthetic task)'))
+    _train_parser(sub.add_parser('train',
+                                 help='base model, cached b, CVAE, held-out evaluation (against '
+                                      'the oracle on the synthetic task)'))
     cp = sub.add_parser('compare', help='every reconstruction term on the same seeds, one table')
-    _train_parser(cp); cp.add_argument('--seeds', type=int, nargs='+', default=[0], help='seeds to run')
+    _train_parser(cp)
+    cp.add_argument('--seeds', type=int, nargs='+', default=[0], help='seeds to run')
     rp = sub.add_parser('report', help='figures and a markdown summary of a run directory')
     rp.add_argument('run', help='run directory')
     a = p.parse_args(argv)
@@ -92,7 +119,8 @@ def main(argv: list=None, # the arguments after the program name; sys.argv's whe
     except (ValueError, TypeError) as e: p.error(str(e))
     _init_distributed(device)
     try: return _run(a, cfg, device)
-    except (RunDirectoryError, DataError) as e:              # raised on every rank alike: rank 0 says it
+    # raised on every rank alike: rank 0 says it
+    except (RunDirectoryError, DataError) as e:
         if dist_info()[0] == 0: p.error(str(e))
         raise SystemExit(2) from None
     finally:
@@ -101,44 +129,59 @@ def main(argv: list=None, # the arguments after the program name; sys.argv's whe
 def _run(a, cfg: RunConfig, device: torch.device):
     rank = dist_info()[0]
     if a.command == 'train':
-        metrics = make_trainer(cfg, a.out, progress=not a.no_progress, device=device).fit(resume=a.resume)
+        metrics = make_trainer(cfg, a.out, progress=not a.no_progress,
+                               device=device).fit(resume=a.resume)
         if rank == 0:
             try: write_figures(a.out)
-            except ImportError: print('figures skipped: matplotlib is not installed (pip install inverse_surprisal[plot])')
+            except ImportError:
+                print('figures skipped: matplotlib is not installed (pip install '
+                      'inverse_surprisal[plot])')
             print(summary_table(metrics, cfg))
-            print(f"run directory: {Path(a.out).resolve()} (config.json, metrics.json, metrics.jsonl, training.png, checkpoints)")
+            print(f"run directory: {Path(a.out).resolve()} (config.json, metrics.json, "
+                  "metrics.jsonl, training.png, checkpoints)")
         return metrics
     rows = []
     for recon in RECON_TERMS:
         for seed in a.seeds:
-            c = from_dict(RunConfig, merge_overrides(asdict(cfg), dict(seed=seed, objective=dict(recon=recon))))
+            c = from_dict(RunConfig,
+                          merge_overrides(asdict(cfg),
+                                          dict(seed=seed, objective=dict(recon=recon))))
             out = Path(a.out) / f'{recon}-seed{seed}'
-            if recon != 'plain': on_rank0(lambda: _share_base(Path(a.out) / f'plain-seed{seed}', out))
+            if recon != 'plain':
+                on_rank0(lambda: _share_base(Path(a.out) / f'plain-seed{seed}', out))
             m = make_trainer(c, out, progress=not a.no_progress, device=device).fit(resume=a.resume)
-            rows.append(dict(recon=recon, seed=seed, **{k: m.get(k) for k in (OWN_DATA_KEYS if cfg.data.path else SUMMARY_KEYS)}))
+            keys = OWN_DATA_KEYS if cfg.data.path else SUMMARY_KEYS
+            rows.append(dict(recon=recon, seed=seed, **{k: m.get(k) for k in keys}))
     if rank == 0:
         table = _markdown_table(rows)
         atomic_write_bytes(Path(a.out) / 'compare.md', table.encode()); print(table)
-        print(f"runs and table: {Path(a.out).resolve()} (compare.md, one run directory per term and seed)")
+        print(f"runs and table: {Path(a.out).resolve()} (compare.md, one run directory "
+              "per term and seed)")
     return rows
 
 # %% ../nbs/09c_cli.ipynb #d90ff086
 def _share_base(src: Path, dest: Path):
-    "The same seed trains the same base model: give `dest` the base checkpoint and caches of `src` instead of training it again."
+    """The same seed trains the same base model: give `dest` the base checkpoint and caches of
+    `src` instead of training it again."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in ('base.ckpt', 'base_train.iscache', 'base_eval.iscache'):
-        if (src / name).exists() and not (dest / name).exists(): atomic_write_bytes(dest / name, (src / name).read_bytes())
+        if (src / name).exists() and not (dest / name).exists():
+            atomic_write_bytes(dest / name, (src / name).read_bytes())
 
 def _markdown_table(rows: list) -> str:
     fmt = lambda v: 'n/a' if v is None else f'{v:.3f}' if isinstance(v, float) else str(v)
     keys = list(rows[0])
-    return '\n'.join(['| ' + ' | '.join(keys) + ' |', '|' + '---|' * len(keys)] + ['| ' + ' | '.join(fmt(r[k]) for k in keys) + ' |' for r in rows]) + '\n'
+    row = lambda cells: '| ' + ' | '.join(cells) + ' |'
+    lines = [row(keys), '|' + '---|' * len(keys)] + [row(fmt(r[k]) for k in keys) for r in rows]
+    return '\n'.join(lines) + '\n'
 
 def _report(run: Path):
-    if not (run / 'metrics.json').exists(): raise SystemExit(f"{run} holds no finished run (no metrics.json)")
+    if not (run / 'metrics.json').exists():
+        raise SystemExit(f"{run} holds no finished run (no metrics.json)")
     metrics, cfg = json.loads((run / 'metrics.json').read_text()), load_config(run / 'config.json')
     figs = write_figures(run)
-    text = f"# Run {run.name}\n\n```\n{summary_table(metrics, cfg)}\n```\n\n" + ''.join(f'![{f.stem}]({f.name})\n' for f in figs)
+    text = (f"# Run {run.name}\n\n```\n{summary_table(metrics, cfg)}\n```\n\n"
+            + ''.join(f'![{f.stem}]({f.name})\n' for f in figs))
     atomic_write_bytes(run / 'report.md', text.encode()); print(text)
     return metrics
 
@@ -146,7 +189,8 @@ def _report(run: Path):
 def demo_batch(n: int=2000, # examples
                seed: int=0, # makes the batch reproducible
               ) -> tuple: # (recon_nll, base_surprisal), both (n,) float64
-    "A synthetic batch: b ~ Gamma(2, 1/2) nats, and the latent explains a Beta(2, 2) fraction of each."
+    """A synthetic batch: b ~ Gamma(2, 1/2) nats, and the latent explains a Beta(2, 2) fraction
+    of each."""
     rng = np.random.default_rng(seed)
     b, gain = rng.gamma(2.0, 2.0, n), rng.beta(2.0, 2.0, n)
     return torch.from_numpy(b * (1 - gain)), torch.from_numpy(b)
@@ -158,19 +202,24 @@ def demo(argv: list=None, # the arguments after the program name; sys.argv's whe
     p = argparse.ArgumentParser(prog='inverse-surprisal-demo', description=demo.__doc__)
     p.add_argument('--n', type=int, default=2000, help='examples in the batch')
     p.add_argument('--seed', type=int, default=0, help='random seed')
-    p.add_argument('--eps', type=float, nargs='+', default=[1e-3, 1e-2, 0.1, 1.0, 10.0], help='eps values')
+    p.add_argument('--eps', type=float, nargs='+', default=[1e-3, 1e-2, 0.1, 1.0, 10.0],
+                   help='eps values')
     a = p.parse_args(argv)
     if a.n < 1: raise ValueError(f"--n must be >= 1, got {a.n}")
     for eps in a.eps: check_positive_number('--eps', eps)
     l, b = demo_batch(a.n, a.seed)
     print(f"{a.n} examples: mean b = {b.mean():.3f} nats, mean l = {l.mean():.3f} nats, "
-          f"mean b - l = {(b - l).mean():.3f} nats, ratio of means E[l]/E[b] = {l.mean() / b.mean():.4f}")
+          f"mean b - l = {(b - l).mean():.3f} nats, ratio of means E[l]/E[b] = "
+          f"{l.mean() / b.mean():.4f}")
     print(f"{'eps':>8} {'E[l/(b+eps)]':>13} {'1+E[(l-b)/(b+eps)]':>19} {'E[eps/(b+eps)]':>15} "
           f"{'w_min':>8} {'w_max':>9} {'ESS/n':>6} {'lightest10%':>11}")
     for eps in a.eps:
-        d, h = fractional_decomposition(l, b, eps), weight_health(example_inverse_surprisal_weights(b, eps), b)
-        print(f"{eps:>8g} {d.mean_ratio:>13.4f} {1 + d.relative_excess:>19.4f} {d.eps_share:>15.4f} "
-              f"{h.min:>8.4f} {h.max:>9.3f} {h.ess_fraction:>6.3f} {h.lightest_decile_share:>11.3f}")
+        d, h = (fractional_decomposition(l, b, eps),
+                weight_health(example_inverse_surprisal_weights(b, eps), b))
+        print(f"{eps:>8g} {d.mean_ratio:>13.4f} {1 + d.relative_excess:>19.4f} "
+              f"{d.eps_share:>15.4f} "
+              f"{h.min:>8.4f} {h.max:>9.3f} {h.ess_fraction:>6.3f} "
+              f"{h.lightest_decile_share:>11.3f}")
 
 # %% ../nbs/09c_cli.ipynb #f326450e
 def cli():

@@ -30,14 +30,17 @@ class TaskConfig:
     length: int=8
     noise_levels: tuple=(0.05, 0.2, 0.5)
     n_rotations: int=3
-    def __post_init__(self): check_field_types(self); self.build()   # the task checks its own ranges
+    def __post_init__(self):
+        check_field_types(self); self.build()   # the task checks its own ranges
     def build(self) -> SyntheticTask:
         "The task these settings describe."
-        return SyntheticTask(self.vocab_size, self.length, tuple(self.noise_levels), self.n_rotations)
+        return SyntheticTask(self.vocab_size, self.length, tuple(self.noise_levels),
+                             self.n_rotations)
 
 @dataclass
 class ModelConfig:
-    "The CVAE family and its architecture; the base model shares the decoder's width and heads, and has its own depth."
+    """The CVAE family and its architecture; the base model shares the decoder's width and heads,
+    and has its own depth."""
     family: str='discrete' # 'discrete' | 'continuous'
     code_sizes: tuple=(4, 3) # discrete: classes per code
     latent_dim: int=8 # continuous: dimensions
@@ -46,60 +49,83 @@ class ModelConfig:
     exact_max_classes: int=64 # discrete: exact enumeration up to this many joint classes
     d_model: int=64
     n_layers: int=2
-    base_n_layers: int=6 # the z-free model infers the factor from y_<t before it can copy; the decoder is told it by z
+    # the z-free model infers the factor from y_<t before it can copy; the decoder is told it by z
+    base_n_layers: int=6
     n_heads: int=4
     z_every_position: bool=True
     posterior_encoder: str='alignment' # 'alignment' | 'transformer'
     aux_head: str='alignment' # 'alignment' | 'bow'
-    head_context_gate: bool=False # the alignment head reads a noise floor from the context (the difficulty tag)
+    # the alignment head reads a noise floor from the context (the difficulty tag)
+    head_context_gate: bool=False
     class_maps: bool=False # discrete: per-class offsets on the alignment head's token maps
-    estimator: str='elbo' # discrete: 'elbo' | 'em' (the exact posterior as target; exact enumeration)
+    # discrete: 'elbo' | 'em' (the exact posterior as target; exact enumeration)
+    estimator: str='elbo'
 
-    def __post_init__(self): # widths, heads, encoders, code sizes are the family's config's to check: `model_config`
+    # widths, heads, encoders, code sizes are the family's config's to check: `model_config`
+    def __post_init__(self):
         check_field_types(self)
-        if self.family not in FAMILIES: raise ValueError(f"family must be one of {FAMILIES}, got {self.family!r}")
-        priors = dict(discrete=('conditional', 'uniform'), continuous=('conditional', 'standard'))[self.family]
-        if self.prior not in priors: raise ValueError(f"prior must be one of {priors} for the {self.family} family, got {self.prior!r}")
-        if self.base_n_layers < 1: raise ValueError(f"base_n_layers must be an int >= 1, got {self.base_n_layers!r}")
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {FAMILIES}, got {self.family!r}")
+        priors = dict(discrete=('conditional', 'uniform'),
+                      continuous=('conditional', 'standard'))[self.family]
+        if self.prior not in priors:
+            raise ValueError(f"prior must be one of {priors} for the {self.family} family, "
+                             f"got {self.prior!r}")
+        if self.base_n_layers < 1:
+            raise ValueError(f"base_n_layers must be an int >= 1, got {self.base_n_layers!r}")
 
 def task_shape(task: SyntheticTask, # the synthetic task the run trains on
               ) -> dict: # vocab_size, seq_len and y_len for `model_config`
     "The synthetic task's sequences: vocabulary, length of [x ; sep ; y], and the fixed y length."
     return dict(vocab_size=task.n_tokens, seq_len=2 * task.length + 2, y_len=task.length)
 
-def model_config(m: ModelConfig, vocab_size: int, seq_len: int, # the sequences' vocabulary and (longest) length
-                 y_len: int=None, # their fixed y length, which the alignment blocks need; None for text pairs
+def model_config(m: ModelConfig, vocab_size: int,
+                 seq_len: int, # the sequences' vocabulary and (longest) length
+                 # their fixed y length, which the alignment blocks need; None for text pairs
+                 y_len: int=None,
                 ) -> SharedDiscreteCVAEConfig | ContinuousCVAEConfig:
     "The family's architecture for these token sequences, which checks the family's own rules."
-    arch = dict(vocab_size=vocab_size, seq_len=seq_len, y_len=y_len, d_model=m.d_model, n_layers=m.n_layers,
-                n_heads=m.n_heads, z_every_position=m.z_every_position, posterior_encoder=m.posterior_encoder, aux_head=m.aux_head,
+    arch = dict(vocab_size=vocab_size, seq_len=seq_len, y_len=y_len, d_model=m.d_model,
+                n_layers=m.n_layers,
+                n_heads=m.n_heads, z_every_position=m.z_every_position,
+                posterior_encoder=m.posterior_encoder, aux_head=m.aux_head,
                 head_context_gate=m.head_context_gate)
     if m.family == 'discrete':
-        return SharedDiscreteCVAEConfig(code_sizes=tuple(m.code_sizes), prior=m.prior, exact_max_classes=m.exact_max_classes,
+        return SharedDiscreteCVAEConfig(code_sizes=tuple(m.code_sizes), prior=m.prior,
+                                        exact_max_classes=m.exact_max_classes,
                                         class_maps=m.class_maps, estimator=m.estimator, **arch)
-    return ContinuousCVAEConfig(latent_dim=m.latent_dim, prior=m.prior, n_samples=m.n_samples, **arch)
+    return ContinuousCVAEConfig(latent_dim=m.latent_dim, prior=m.prior,
+                                n_samples=m.n_samples, **arch)
 
 # %% ../nbs/09_config.ipynb #d7a1c0a2
 @dataclass
 class DataConfig:
-    "Your own data: text pairs and the pretrained base model that scores them; no `path`: the synthetic task."
+    """Your own data: text pairs and the pretrained base model that scores them; no `path`: the
+    synthetic task."""
     path: str='' # a .jsonl or .csv file of (x, y) pairs
-    base_model: str='' # a folder written by an AutoModelForCausalLM's save_pretrained: the frozen base
+    # a folder written by an AutoModelForCausalLM's save_pretrained: the frozen base
+    base_model: str=''
     tokenizer: str='' # the tokenizer's folder; '': the base model's folder
     x_key: str='x' # the key (JSONL) or column (CSV) of the context
     y_key: str='y' # ... and of the target
     eval_fraction: float=0.1 # the held-out share of the pairs, drawn with the seed
-    too_long: str='error' # pairs longer than the base model reads: 'error' | 'drop' (counted and reported)
-    decoder_init: str='random' # 'random' | 'base_embeddings': the decoder's token embeddings and output layer from the base
+    # pairs longer than the base model reads: 'error' | 'drop' (counted and reported)
+    too_long: str='error'
+    # 'random' | 'base_embeddings': the decoder's token embeddings and output layer from the base
+    decoder_init: str='random'
 
     def __post_init__(self):
         check_field_types(self)
-        if not 0 < self.eval_fraction < 1: raise ValueError(f"eval_fraction must be in (0, 1), got {self.eval_fraction!r}")
-        if self.too_long not in ('error', 'drop'): raise ValueError(f"too_long must be 'error' or 'drop', got {self.too_long!r}")
+        if not 0 < self.eval_fraction < 1:
+            raise ValueError(f"eval_fraction must be in (0, 1), got {self.eval_fraction!r}")
+        if self.too_long not in ('error', 'drop'):
+            raise ValueError(f"too_long must be 'error' or 'drop', got {self.too_long!r}")
         if self.decoder_init not in ('random', 'base_embeddings'):
-            raise ValueError(f"decoder_init must be 'random' or 'base_embeddings', got {self.decoder_init!r}")
+            raise ValueError("decoder_init must be 'random' or 'base_embeddings', got "
+                             f"{self.decoder_init!r}")
         if bool(self.path) != bool(self.base_model):
-            raise ValueError("path and base_model go together: own data needs the pairs (path) and the base model's folder (base_model)")
+            raise ValueError("path and base_model go together: own data needs the pairs (path) and "
+                             "the base model's folder (base_model)")
 
 # %% ../nbs/09_config.ipynb #2c28a955
 @dataclass
@@ -107,7 +133,9 @@ class RunConfig:
     "A whole run: task, model, objective and optimisation."
     preset: str='demo'
     seed: int=0
-    base: str='learned' # 'learned' (train a z-free base model and cache its b) | 'oracle' (the exact b*) | 'pretrained' (own data)
+    # 'learned' (train a z-free base model and cache its b) | 'oracle' (the exact b*) | 'pretrained'
+    # (own data)
+    base: str='learned'
     n_train: int=20000
     n_eval: int=1000
     batch_size: int=64 # global batch, split across processes
@@ -119,101 +147,140 @@ class RunConfig:
     base_warmup_steps: int=100 # linear learning-rate warm-up of the base model, then cosine decay
     eval_every: int=250 # evaluate and checkpoint every this many steps
     log_every: int=25
-    flush_denormal: bool=True # flush subnormal floats to zero while training: on CPU they slow arithmetic down
-    precision: str='fp32' # 'fp32' | 'bf16': forward passes under bfloat16 autocast (matmuls); losses and metrics in float32
+    # flush subnormal floats to zero while training: on CPU they slow arithmetic down
+    flush_denormal: bool=True
+    # 'fp32' | 'bf16': forward passes under bfloat16 autocast (matmuls); losses and metrics in
+    # float32
+    precision: str='fp32'
     task: TaskConfig=field(default_factory=TaskConfig)
     data: DataConfig=field(default_factory=DataConfig) # own data instead of the task
     model: ModelConfig=field(default_factory=ModelConfig)
-    split: SplitConfig=field(default_factory=SplitConfig) # discrete family: split steps that revive dead classes
-    objective: ObjectiveConfig=field(default_factory=lambda: ObjectiveConfig(recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0))
+    # discrete family: split steps that revive dead classes
+    split: SplitConfig=field(default_factory=SplitConfig)
+    objective: ObjectiveConfig=field(default_factory=lambda: ObjectiveConfig(
+        recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0))
 
     def __post_init__(self):
         check_field_types(self)
-        if self.base not in ('learned', 'oracle', 'pretrained'): raise ValueError(f"base must be 'learned', 'oracle' or 'pretrained', got {self.base!r}")
+        if self.base not in ('learned', 'oracle', 'pretrained'):
+            raise ValueError(f"base must be 'learned', 'oracle' or 'pretrained', got {self.base!r}")
         if (self.base == 'pretrained') != bool(self.data.path):
-            raise ValueError("base='pretrained' goes with own data (data.path and data.base_model); the synthetic task takes 'learned' or 'oracle'")
-        if self.precision not in ('fp32', 'bf16'): raise ValueError(f"precision must be 'fp32' or 'bf16', got {self.precision!r}")
-        for names, lo in ((('n_train', 'n_eval', 'batch_size', 'steps', 'base_batch_size', 'eval_every', 'log_every'), 1),
+            raise ValueError("base='pretrained' goes with own data (data.path and "
+                             "data.base_model); the synthetic task takes 'learned' or 'oracle'")
+        if self.precision not in ('fp32', 'bf16'):
+            raise ValueError(f"precision must be 'fp32' or 'bf16', got {self.precision!r}")
+        for names, lo in ((('n_train', 'n_eval', 'batch_size', 'steps', 'base_batch_size',
+                            'eval_every', 'log_every'), 1),
                           (('seed', 'base_steps', 'base_warmup_steps'), 0)):
             for name in names:
-                if getattr(self, name) < lo: raise ValueError(f"{name} must be an int >= {lo}, got {getattr(self, name)!r}")
+                if getattr(self, name) < lo:
+                    raise ValueError(f"{name} must be an int >= {lo}, got {getattr(self, name)!r}")
         for name in ('lr', 'base_lr'):
-            if getattr(self, name) <= 0: raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
-        if self.model.family == 'discrete' and self.split.every and (len(self.model.code_sizes) != 1 or not self.model.class_maps):
-            raise ValueError("split.every > 0 needs one code (model.code_sizes=[C]) and model.class_maps=true")
-        # own data: any y region, so the sequence encoder and bag-of-words head (ModelConfig has the two fields the check reads);
-        # its vocabulary and lengths are not known before the tokenizer reads the pairs, and no rule below depends on them
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+        if (self.model.family == 'discrete' and self.split.every
+            and (len(self.model.code_sizes) != 1 or not self.model.class_maps)):
+            raise ValueError("split.every > 0 needs one code (model.code_sizes=[C]) and "
+                             "model.class_maps=true")
+        # own data: any y region, so the sequence encoder and bag-of-words head (ModelConfig has the
+        # two fields the check reads);
+        # its vocabulary and lengths are not known before the tokenizer reads the pairs, and no rule
+        # below depends on them
         shape = dict(vocab_size=2, seq_len=2) if self.data.path else task_shape(self.task.build())
         try:
             if self.data.path: CVAEArchConfig.check_variable_length(self.model)
-            arch = model_config(self.model, **shape)   # the family's rules (code sizes, encoders, heads, estimator)
+            # the family's rules (code sizes, encoders, heads, estimator)
+            arch = model_config(self.model, **shape)
         except (ValueError, TypeError) as e: raise type(e)(f"model.{e}") from None
         if self.model.family == 'discrete': arch.check_objective(self.objective)
 
 
 # %% ../nbs/09_config.ipynb #c9546c71
-# the discrete CVAE that finds every class (see the shared discrete CVAE notebook): per-class head maps, EM, the gate
+# the discrete CVAE that finds every class (see the shared discrete CVAE notebook): per-class head
+# maps, EM, the gate
 DISCOVERY = dict(class_maps=True, estimator='em', head_context_gate=True)
 
-# presets leave out what equals RunConfig's defaults (the plain term, beta 1 warmed up over 400 steps, the head's weight 1)
+# presets leave out what equals RunConfig's defaults (the plain term, beta 1 warmed up over 400
+# steps, the head's weight 1)
 PRESETS = {
-    # a smaller task (8 classes: 4 transforms x 2 rotations, V=8, L=6), so the whole pipeline shows discovery in 3 minutes
-    'demo': dict(steps=600, base_steps=1500, eval_every=100, n_train=20000, task=dict(vocab_size=8, length=6, n_rotations=2),
+    # a smaller task (8 classes: 4 transforms x 2 rotations, V=8, L=6), so the whole pipeline shows
+    # discovery in 3 minutes
+    'demo': dict(steps=600, base_steps=1500, eval_every=100, n_train=20000,
+                 task=dict(vocab_size=8, length=6, n_rotations=2),
                  model=dict(base_n_layers=2, code_sizes=(12,), **DISCOVERY),
                  split=dict(every=50, start=100)),
     'full': dict(steps=3000, base_steps=5000, eval_every=500, n_train=50000, n_eval=2000,
                  model=dict(code_sizes=(16,), **DISCOVERY), split=dict(every=50)),
-    'probe': dict(base='oracle', steps=1200, eval_every=100, n_train=20000, n_eval=1000, batch_size=16,
+    'probe': dict(base='oracle', steps=1200, eval_every=100, n_train=20000, n_eval=1000,
+                  batch_size=16,
                   model=dict(code_sizes=(16,), **DISCOVERY),
                   split=dict(every=50)),
-    # your own data (--data): the sequence encoder and the bag-of-words head read any y region; b from the pretrained base
-    # (EM: the exact posterior as the encoder's target; see the own-data page for the settings compared)
+    # your own data (--data): the sequence encoder and the bag-of-words head read any y region; b
+    # from the pretrained base
+    # (EM: the exact posterior as the encoder's target; see the own-data page for the settings
+    # compared)
     'text': dict(base='pretrained', steps=400, eval_every=100, batch_size=32, lr=3e-3,
-                 model=dict(code_sizes=(8,), estimator='em', posterior_encoder='transformer', aux_head='bow')),
-    'tiny': dict(steps=12, base_steps=10, eval_every=6, log_every=3, n_train=256, n_eval=64, batch_size=16, base_batch_size=16,
-                 task=dict(vocab_size=6, length=4, n_rotations=2), model=dict(d_model=16, n_layers=1, base_n_layers=1, n_heads=2),
+                 model=dict(code_sizes=(8,), estimator='em', posterior_encoder='transformer',
+                            aux_head='bow')),
+    'tiny': dict(steps=12, base_steps=10, eval_every=6, log_every=3, n_train=256, n_eval=64,
+                 batch_size=16, base_batch_size=16,
+                 task=dict(vocab_size=6, length=4, n_rotations=2),
+                 model=dict(d_model=16, n_layers=1, base_n_layers=1, n_heads=2),
                  objective=dict(recon='plain', beta=1.0, hold_steps=4, warmup_steps=4)),
 }
 
 def from_dict(cls, # a dataclass
-              d: dict, # its fields by name, nested dataclasses as dicts; missing ones keep their defaults
+              # its fields by name, nested dataclasses as dicts; missing ones keep their defaults
+              d: dict,
               path: str='', # where `d` sits in the whole configuration, for the messages
              ):
-    "Build dataclass `cls` from a (possibly partial) dict, rejecting unknown keys; nested dataclasses recurse."
-    if not isinstance(d, dict): raise ValueError(f"{path or 'config'} must be a mapping, got {type(d).__name__}")
+    """Build dataclass `cls` from a (possibly partial) dict, rejecting unknown keys; nested
+    dataclasses recurse."""
+    if not isinstance(d, dict):
+        raise ValueError(f"{path or 'config'} must be a mapping, got {type(d).__name__}")
     known = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(d) - set(known))
-    if unknown: raise ValueError(f"unknown config key(s) {[f'{path}{k}' for k in unknown]}; known: {sorted(known)}")
+    if unknown:
+        raise ValueError(f"unknown config key(s) {[f'{path}{k}' for k in unknown]}; known: "
+                         f"{sorted(known)}")
     defaults, kw = cls(), {}
     for k, v in d.items():
         default = getattr(defaults, k)
         if dataclasses.is_dataclass(default): kw[k] = from_dict(type(default), v, f'{path}{k}.')
         else: kw[k] = tuple(v) if isinstance(default, tuple) and isinstance(v, list) else v
     try: return cls(**kw)
-    except (ValueError, TypeError) as e:                 # a nested config's message gets its path: objective.beta ...
+    # a nested config's message gets its path: objective.beta ...
+    except (ValueError, TypeError) as e:
         raise type(e)(str(e) if str(e).startswith(path) else f'{path}{e}') from None
 
 def make_config(preset: str='demo', # a key of PRESETS
-                overrides: dict=None, # nested dicts of fields to change, as `parse_override` gives them
+                # nested dicts of fields to change, as `parse_override` gives them
+                overrides: dict=None,
                ) -> RunConfig:
     "A preset's configuration, with `overrides` (nested dicts) applied."
-    if preset not in PRESETS: raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
+    if preset not in PRESETS:
+        raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
     merged = merge_overrides(merge_overrides(asdict(RunConfig()), PRESETS[preset]), overrides or {})
     merged['preset'] = preset
     return from_dict(RunConfig, merged)
 
 def merge_overrides(base: dict, # nested settings, as `asdict` gives them
-                    upd: dict, # nested overrides: a key's dict merges into the same key's dict, anything else replaces it
+                    # nested overrides: a key's dict merges into the same key's dict, anything else
+                    # replaces it
+                    upd: dict,
                    ) -> dict:
     "`base` with `upd` merged in, key by key at every depth; neither is changed."
     out = dict(base)
-    for k, v in upd.items(): out[k] = merge_overrides(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    for k, v in upd.items():
+        out[k] = (merge_overrides(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict)
+                  else v)
     return out
 
 # %% ../nbs/09_config.ipynb #3ddceffd
 def parse_override(item: str, # `key.path=value`, as `--set` takes it
                   ) -> dict:
-    "`'objective.beta=0.5'` -> `{'objective': {'beta': 0.5}}`; values are JSON (strings may be bare)."
+    """`'objective.beta=0.5'` -> `{'objective': {'beta': 0.5}}`; values are JSON (strings may be
+    bare)."""
     if '=' not in item: raise ValueError(f"an override must look like key.path=value, got {item!r}")
     key, raw = item.split('=', 1)
     try: value = json.loads(raw)
@@ -235,6 +302,7 @@ def load_config(path, # a JSON file written by `save_config`
     "Read a configuration written by `save_config`, validating every field; errors name the file."
     try: d = json.loads(Path(path).read_text())
     except FileNotFoundError: raise ValueError(f"config file {path}: no such file") from None
-    except (json.JSONDecodeError, UnicodeDecodeError, IsADirectoryError) as e: raise ValueError(f"config file {path}: not a JSON config ({e})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, IsADirectoryError) as e:
+        raise ValueError(f"config file {path}: not a JSON config ({e})") from None
     try: return from_dict(RunConfig, d)
     except (ValueError, TypeError) as e: raise ValueError(f"config file {path}: {e}") from None

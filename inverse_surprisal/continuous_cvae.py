@@ -12,7 +12,8 @@ import torch
 from fastcore.basics import patch
 from torch import Tensor, nn
 
-from .nn import (CVAEArchConfig, check_cvae_batch, context_mask, sample_continuation, sequence_nll,
+from .nn import (CVAEArchConfig, check_cvae_batch, context_mask,
+                                  sample_continuation, sequence_nll,
                                   split_context)
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
 
@@ -42,17 +43,22 @@ class ContinuousCVAEConfig(CVAEArchConfig):
 
     def __post_init__(self):
         self._check_ints('latent_dim', 'n_samples')
-        if self.prior not in ('conditional', 'standard'): raise ValueError(f"prior must be 'conditional' or 'standard', got {self.prior!r}")
-        if not self.max_logvar > 0: raise ValueError(f"max_logvar must be > 0, got {self.max_logvar!r}")
+        if self.prior not in ('conditional', 'standard'):
+            raise ValueError(f"prior must be 'conditional' or 'standard', got {self.prior!r}")
+        if not self.max_logvar > 0:
+            raise ValueError(f"max_logvar must be > 0, got {self.max_logvar!r}")
 
 # %% ../nbs/07_continuous_cvae.ipynb #0d9f4266
 class ContinuousCVAE(nn.Module):
-    "Conditional VAE with a Gaussian latent, injected into the causal decoder as one prefix embedding."
+    """Conditional VAE with a Gaussian latent, injected into the causal decoder as one prefix
+    embedding."""
     def __init__(self, cfg: ContinuousCVAEConfig, objective: ObjectiveConfig):
         super().__init__()
         self.cfg, self.objective = cfg, objective
         self.decoder, self.encoder = cfg.make_decoder(), cfg.make_encoder(2 * cfg.latent_dim)
-        self.prior_net = cfg.make_encoder(2 * cfg.latent_dim, context_only=True) if cfg.prior == 'conditional' else None
+        self.prior_net = (cfg.make_encoder(2 * cfg.latent_dim, context_only=True)
+                          if cfg.prior == 'conditional'
+                          else None)
         self.to_prefix = nn.Linear(cfg.latent_dim, cfg.d_model)
         self.aux_head = cfg.make_aux_head(cfg.latent_dim)
 
@@ -60,15 +66,20 @@ class ContinuousCVAE(nn.Module):
         mu, logvar = params.chunk(2, -1)
         return mu, soft_clamp(logvar, self.cfg.max_logvar)
 
-    def posterior(self, input_ids: Tensor, attention_mask: Tensor=None) -> tuple: # (mu, logvar) of q(z|x,y)
-        "The Gaussian posterior q(z|x,y) from the whole sequence (its real tokens under `attention_mask`)."
-        return self._gaussian(self.encoder(input_ids) if attention_mask is None else self.encoder(input_ids, attention_mask))
-    def prior(self, context_ids: Tensor, context: Tensor=None) -> tuple: # (mu, logvar) of p(z|x); `context`: mask of x
+    def posterior(self, input_ids: Tensor,
+                  attention_mask: Tensor=None) -> tuple: # (mu, logvar) of q(z|x,y)
+        """The Gaussian posterior q(z|x,y) from the whole sequence (its real tokens under
+        `attention_mask`)."""
+        return self._gaussian(self.encoder(input_ids) if attention_mask is None
+                              else self.encoder(input_ids, attention_mask))
+    def prior(self, context_ids: Tensor,
+              context: Tensor=None) -> tuple: # (mu, logvar) of p(z|x); `context`: mask of x
         "The Gaussian prior p(z|x) from the context alone, or N(0, I) without a prior network."
         if self.prior_net is None:
             z = torch.zeros(len(context_ids), self.cfg.latent_dim, device=context_ids.device)
             return z, z
-        return self._gaussian(self.prior_net(context_ids) if context is None else self.prior_net(context_ids, context))
+        return self._gaussian(self.prior_net(context_ids) if context is None
+                              else self.prior_net(context_ids, context))
 
 # %% ../nbs/07_continuous_cvae.ipynb #4231214f
 @patch
@@ -78,34 +89,47 @@ def forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
             base_token_surprisal: Tensor=None, # (bs,T) for the token term
             base_mean: float=None, # E_D[b] for the distribution term
             step: int=0, # training step, for the beta schedule
-            attention_mask: Tensor=None, # (bs,T) for variable-length, right-padded batches (text pairs)
+            # (bs,T) for variable-length, right-padded batches (text pairs)
+            attention_mask: Tensor=None,
            ) -> CVAEOutput:
     "Posterior, S reparameterised samples, reconstruction, analytic KL and the objective."
-    check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal, variable=attention_mask is not None)
-    if attention_mask is None: mu_q, lv_q = self.posterior(input_ids); mu_p, lv_p = self.prior(split_context(input_ids, y_mask))
-    else:                                # each example's own context and y; padding is never read (the decoder is causal)
+    check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal,
+                     variable=attention_mask is not None)
+    if attention_mask is None:
+        mu_q, lv_q = self.posterior(input_ids)
+        mu_p, lv_p = self.prior(split_context(input_ids, y_mask))
+    # each example's own context and y; padding is never read (the decoder is causal)
+    else:
         self.cfg.check_variable_length()
         mu_q, lv_q = self.posterior(input_ids, attention_mask.bool())
         mu_p, lv_p = self.prior(input_ids, context_mask(y_mask, attention_mask))
     S, bs = self.cfg.n_samples, len(input_ids)
-    z = mu_q + (0.5 * lv_q).exp() * torch.randn(S, *mu_q.shape, device=mu_q.device)        # (S,bs,D)
-    l, tok = sequence_nll(self.decoder, input_ids.repeat(S, 1), y_mask.repeat(S, 1), self.to_prefix(z.reshape(S * bs, -1))[:, None])
+    # (S,bs,D)
+    z = mu_q + (0.5 * lv_q).exp() * torch.randn(S, *mu_q.shape, device=mu_q.device)
+    l, tok = sequence_nll(self.decoder, input_ids.repeat(S, 1), y_mask.repeat(S, 1),
+                          self.to_prefix(z.reshape(S * bs, -1))[:, None])
     l, tok = l.view(S, bs).mean(0), tok.view(S, bs, -1).mean(0)
-    aux = self.aux_head(z.reshape(S * bs, -1), input_ids.repeat(S, 1), y_mask.repeat(S, 1)).view(S, bs).mean(0)
+    aux = self.aux_head(z.reshape(S * bs, -1), input_ids.repeat(S, 1),
+                        y_mask.repeat(S, 1)).view(S, bs).mean(0)
     kl_units = gaussian_kl(mu_q, lv_q, mu_p, lv_p)
-    return cvae_objective(self.objective, step, l, tok, y_mask, kl_units, base_surprisal, base_token_surprisal, base_mean, aux,
+    return cvae_objective(self.objective, step, l, tok, y_mask, kl_units, base_surprisal,
+                          base_token_surprisal, base_mean, aux,
                           extras=dict(mu_q=mu_q, logvar_q=lv_q, mu_p=mu_p, logvar_p=lv_p, z=z[0]))
 
 # %% ../nbs/07_continuous_cvae.ipynb #643aff17
 @patch
 @torch.no_grad()
-def generate(self: ContinuousCVAE, input_ids: Tensor, y_mask: Tensor, # (bs,T): the context is read, y is only read for 'posterior'
-             source: str='prior', # 'prior' samples z ~ p(z|x); 'posterior' z ~ q(z|x,y) (a reconstruction view)
+def generate(self: ContinuousCVAE, input_ids: Tensor,
+             y_mask: Tensor, # (bs,T): the context is read, y is only read for 'posterior'
+             # 'prior' samples z ~ p(z|x); 'posterior' z ~ q(z|x,y) (a reconstruction view)
+             source: str='prior',
              greedy: bool=False, generator: torch.Generator=None,
             ) -> Tensor: # (bs, n_y) generated y
     "Sample y given x, with z from the prior (generation) or the posterior (reconstruction)."
-    if source not in ('prior', 'posterior'): raise ValueError(f"source must be 'prior' or 'posterior', got {source!r}")
+    if source not in ('prior', 'posterior'):
+        raise ValueError(f"source must be 'prior' or 'posterior', got {source!r}")
     context = split_context(input_ids, y_mask)
     mu, lv = self.prior(context) if source == 'prior' else self.posterior(input_ids)
     z = mu + (0.5 * lv).exp() * torch.randn(mu.shape, generator=generator, device=mu.device)
-    return sample_continuation(self.decoder, context, input_ids.shape[1] - context.shape[1], self.to_prefix(z)[:, None], greedy, generator)
+    return sample_continuation(self.decoder, context, input_ids.shape[1] - context.shape[1],
+                               self.to_prefix(z)[:, None], greedy, generator)

@@ -8,12 +8,14 @@ __all__ = ['EPS_GRID', 'ExplorerState', 'explorer_state', 'draw', 'Explorer', 'w
 # %% ../nbs/11_explorer.ipynb #571f6772
 from dataclasses import dataclass
 
-import matplotlib.pyplot as plt   # not used to draw: importing it sets up Jupyter's inline display of figures
+# not used to draw: importing it sets up Jupyter's inline display of figures
+import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 import numpy as np
 import torch
 
-from .losses import RECON_TERMS, check_positive_number, fractional_decomposition, weight_health
+from .losses import (RECON_TERMS, check_positive_number, fractional_decomposition,
+                                      weight_health)
 from .synthetic import SyntheticTask, matched_beta, variant_weights
 
 # %% ../nbs/11_explorer.ipynb #b9e0560f
@@ -42,68 +44,84 @@ class ExplorerState:
 # %% ../nbs/11_explorer.ipynb #3e3ab4c0
 def explorer_state(variant: str='example', # one of RECON_TERMS
                    eps: float=0.1, # > 0, the example-level eps (also the decomposition's)
-                   beta: float=3.0, # > 0, the plain loss's KL weight; variants are compared at matched beta
+                   # > 0, the plain loss's KL weight; variants are compared at matched beta
+                   beta: float=3.0,
                    noise_levels: tuple=(0.05, 0.2, 0.5), # eta_d per difficulty tag, each in (0, 1]
                    n: int=2000, # examples drawn
                    seed: int=0,
                    task_kwargs: dict=None, # other SyntheticTask settings (vocab_size, length, ...)
                   ) -> ExplorerState:
     "Compute everything the explorer draws for one setting of its controls."
-    if variant not in RECON_TERMS: raise ValueError(f"variant must be one of {RECON_TERMS}, got {variant!r}")
+    if variant not in RECON_TERMS:
+        raise ValueError(f"variant must be one of {RECON_TERMS}, got {variant!r}")
     beta = check_positive_number('beta', beta)
     task = SyntheticTask(noise_levels=tuple(noise_levels), **(task_kwargs or {}))
     s = task.sample(n, seed)
     b, bt = task.marginal_nll(s.x, s.y), task.token_marginal_nll(s.x, s.y)
     w = variant_weights(variant, b, eps, base_token_surprisal=bt)
     beta_v = matched_beta(beta, w)
-    w_ex = w if w.ndim == 1 else torch.ones_like(b)                   # the token term weighs every example alike
+    # the token term weighs every example alike
+    w_ex = w if w.ndim == 1 else torch.ones_like(b)
     health = weight_health(w_ex, b)
     tp = task.tempered_posterior(s.x, s.y, w, beta_v)
-    dropped = np.array([fractional_decomposition(tp.reconstruction, b, e).eps_share for e in EPS_GRID])
-    return ExplorerState(variant, float(eps), float(beta), tuple(noise_levels), beta_v, b.numpy(), bt.numpy(), w.numpy(),
-                         (beta_v / w_ex).numpy(), health.ess_fraction, health.max / w_ex.mean().item(), dropped,
-                         fractional_decomposition(tp.reconstruction, b, eps).relative_excess, tp.rate.numpy(), tp.gain.numpy(),
+    dropped = np.array([fractional_decomposition(tp.reconstruction, b, e).eps_share
+                        for e in EPS_GRID])
+    return ExplorerState(variant, float(eps), float(beta), tuple(noise_levels), beta_v, b.numpy(),
+                         bt.numpy(), w.numpy(),
+                         (beta_v / w_ex).numpy(), health.ess_fraction,
+                         health.max / w_ex.mean().item(), dropped,
+                         fractional_decomposition(tp.reconstruction, b, eps).relative_excess,
+                         tp.rate.numpy(), tp.gain.numpy(),
                          task.tempered_posterior(s.x, s.y, 1.0, beta).rate.numpy())
 
 # %% ../nbs/11_explorer.ipynb #f13aa67d
 _COLORS = dict(plain='0.55', example='C0', distribution='C2', token='C3')
 
 def draw(state: ExplorerState, fig: Figure=None) -> Figure:
-    "The weights, the price on rate, the dropped term and the predicted rate allocation, on four panels."
-    fig = fig or Figure(figsize=(13, 3.4))   # not a pyplot figure: shown only where it is displayed, never twice
+    """The weights, the price on rate, the dropped term and the predicted rate allocation, on
+    four panels."""
+    # not a pyplot figure: shown only where it is displayed, never twice
+    fig = fig or Figure(figsize=(13, 3.4))
     fig.clear()
     axes = fig.subplots(1, 4)
     b, c = state.base_surprisal, _COLORS[state.variant]
     if state.weights.ndim == 2:
-        axes[0].scatter(state.base_token_surprisal.ravel(), state.weights.ravel(), s=2, alpha=0.2, color=c)
+        axes[0].scatter(state.base_token_surprisal.ravel(), state.weights.ravel(), s=2,
+                        alpha=0.2, color=c)
         axes[0].set(xlabel='token surprisal $b^*_t$ (nats)', ylabel='token weight $w_t$')
     else:
         axes[0].scatter(b, state.weights / state.weights.mean(), s=2, alpha=0.3, color=c)
         axes[0].set(xlabel='$b^*$ (nats)', ylabel='weight $w/\\mathbb{E}[w]$')
-    axes[0].set_title(f"{state.variant}: ESS {state.ess_fraction:.2f} n, max w {state.max_weight:.1f}x mean", fontsize=9)
+    axes[0].set_title(f"{state.variant}: ESS {state.ess_fraction:.2f} n, max w "
+                      f"{state.max_weight:.1f}x mean", fontsize=9)
     axes[1].hist(state.beta_eff, bins=40, color=c)
-    axes[1].set(xlabel='$\\beta_{\\mathrm{eff}}$', ylabel='examples', title=f"price on rate (matched $\\beta'$={state.matched_beta:.3g})")
+    axes[1].set(xlabel='$\\beta_{\\mathrm{eff}}$', ylabel='examples',
+                title=f"price on rate (matched $\\beta'$={state.matched_beta:.3g})")
     axes[2].semilogx(EPS_GRID, state.eps_share, color='k')
     axes[2].axvline(state.eps, color=c, ls='--')
     axes[2].set(xlabel='$\\epsilon$', ylabel='$\\mathbb{E}[\\epsilon/(b^*+\\epsilon)]$',
                 title=f"dropped term; relative excess {state.relative_excess:+.3f}")
     axes[3].scatter(b, state.plain_rate, s=2, alpha=0.2, color=_COLORS['plain'], label='plain')
-    if state.variant != 'plain': axes[3].scatter(b, state.rate, s=2, alpha=0.3, color=c, label=state.variant)
-    axes[3].set(xlabel='$b^*$ (nats)', ylabel='optimal rate $K^*$ (nats)', title=f"predicted rate, $\\beta$={state.beta:.3g}")
+    if state.variant != 'plain':
+        axes[3].scatter(b, state.rate, s=2, alpha=0.3, color=c, label=state.variant)
+    axes[3].set(xlabel='$b^*$ (nats)', ylabel='optimal rate $K^*$ (nats)',
+                title=f"predicted rate, $\\beta$={state.beta:.3g}")
     axes[3].legend(markerscale=5, fontsize=8)
     fig.tight_layout()
     return fig
 
 # %% ../nbs/11_explorer.ipynb #2d813be1
 class Explorer:
-    "The explorer: `update(**controls)` recomputes the state and redraws; `widget()` puts controls on it in Jupyter."
+    """The explorer: `update(**controls)` recomputes the state and redraws; `widget()` puts
+    controls on it in Jupyter."""
     def __init__(self, n: int=2000, # examples drawn for every setting
                  seed: int=0):
         self.n, self.seed, self.fig, self.state = n, seed, None, None
 
     def update(self, variant: str='example', eps: float=0.1, beta: float=3.0,
                noise_levels: tuple=(0.05, 0.2, 0.5)) -> ExplorerState:
-        "Recompute the state for these controls and redraw the figure (plain Python: no widget needed)."
+        """Recompute the state for these controls and redraw the figure (plain Python: no widget
+        needed)."""
         self.state = explorer_state(variant, eps, beta, noise_levels, self.n, self.seed)
         self.fig = draw(self.state, self.fig)
         return self.state
@@ -111,13 +129,17 @@ class Explorer:
 # %% ../nbs/11_explorer.ipynb #407e4790
 def widget(explorer: Explorer=None): # an ipywidgets box: controls above the figure
     "Sliders for eps, beta and the noise levels, and a variant menu, that call `Explorer.update`."
-    import ipywidgets as W                                      # only the live widget needs ipywidgets (the `widgets` extra)
+    # only the live widget needs ipywidgets (the `widgets` extra)
+    import ipywidgets as W
     from IPython.display import display
     ex = explorer or Explorer()
     controls = dict(variant=W.Dropdown(options=RECON_TERMS, value='example', description='variant'),
-                    eps=W.FloatLogSlider(value=0.1, base=10, min=-3, max=2, step=0.1, description='eps'),
-                    beta=W.FloatLogSlider(value=3.0, base=10, min=-1, max=1.5, step=0.05, description='beta'),
-                    **{f'eta{d}': W.FloatSlider(value=v, min=0.01, max=1.0, step=0.01, description=f'noise {d}')
+                    eps=W.FloatLogSlider(value=0.1, base=10, min=-3, max=2, step=0.1,
+                                         description='eps'),
+                    beta=W.FloatLogSlider(value=3.0, base=10, min=-1, max=1.5, step=0.05,
+                                          description='beta'),
+                    **{f'eta{d}': W.FloatSlider(value=v, min=0.01, max=1.0, step=0.01,
+                                                description=f'noise {d}')
                        for d, v in enumerate((0.05, 0.2, 0.5))})
     def show(variant, eps, beta, eta0, eta1, eta2):
         ex.update(variant, eps, beta, (eta0, eta1, eta2))

@@ -15,7 +15,8 @@ from pathlib import Path
 @contextmanager
 def atomic_open(path, # the file to write; its folder is created
                ):
-    "A binary file that replaces `path` only when the `with` block ends without error; mode 0666 less the umask."
+    """A binary file that replaces `path` only when the `with` block ends without error; mode
+    0666 less the umask."""
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
     try:

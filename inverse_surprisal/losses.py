@@ -22,7 +22,8 @@ from torch import Tensor
 
 # %% ../nbs/01_losses.ipynb #bd890e43
 REDUCTIONS = ('none', 'mean', 'sum')
-RECON_TERMS = ('plain', 'example', 'distribution', 'token') # the reconstruction terms, in the order the package compares them
+# the reconstruction terms, in the order the package compares them
+RECON_TERMS = ('plain', 'example', 'distribution', 'token')
 
 def reduce_loss(per_example: Tensor, # (bs,) per-example values
                 reduction: str='mean', # 'none' | 'mean' | 'sum', as in torch losses
@@ -43,12 +44,15 @@ def check_tensor(name: str, # the argument's name, for the message
                  ndim: int=None, # the number of dimensions it must have; any when None
                 ):
     "Raise unless `t` is a tensor (of `ndim` dimensions), naming the argument and what it got."
-    if not isinstance(t, Tensor): raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
     if ndim is not None and t.ndim != ndim:
         raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(t.shape)}")
 
+# %% ../nbs/01_losses.ipynb #39626f7e
 def _refuse(name, t, bad, expected):
-    "Raise naming `t`'s first element where `bad` holds, its value and index, and what was `expected`."
+    """Raise naming `t`'s first element where `bad` holds, its value and index, and what was
+    `expected`."""
     if bad.any():
         i = _first_bad(bad)
         raise ValueError(f"{name} must be {expected}, got {t[tuple(i)].item()} at index {i}")
@@ -59,11 +63,14 @@ def _check_nonnegative(name, t):
     _check_finite(name, t); _refuse(name, t, t < 0, '>= 0')
 
 def _check_nonempty(name, t):
-    if t.shape[0] == 0: raise ValueError(f"{name} must hold at least one example, got an empty batch of shape {tuple(t.shape)}")
+    if t.shape[0] == 0:
+        raise ValueError(f"{name} must hold at least one example, got an empty batch of shape "
+                         f"{tuple(t.shape)}")
 
 def _check_same_shape(name_a, a, name_b, b):
     if a.shape != b.shape:
-        raise ValueError(f"{name_a} has shape {tuple(a.shape)} but {name_b} has shape {tuple(b.shape)}: they must match")
+        raise ValueError(f"{name_a} has shape {tuple(a.shape)} but {name_b} has shape "
+                         f"{tuple(b.shape)}: they must match")
 
 # %% ../nbs/01_losses.ipynb #40ccd07b
 def check_positive_number(name: str, # the argument's name, for the message
@@ -72,40 +79,52 @@ def check_positive_number(name: str, # the argument's name, for the message
                          ) -> float:
     "`value` (a number or 0-dim tensor) as a float, finite and > 0 (>= 0 with `allow_zero`)."
     if isinstance(value, Tensor):
-        if value.numel() != 1: raise ValueError(f"{name} must be a scalar, got shape {tuple(value.shape)}")
+        if value.numel() != 1:
+            raise ValueError(f"{name} must be a scalar, got shape {tuple(value.shape)}")
         value = value.detach().item()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a number, got {type(value).__name__}")
     value = float(value)
     ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
-    if not ok: raise ValueError(f"{name} must be a finite number {'>=' if allow_zero else '>'} 0, got {value!r}")
+    if not ok:
+        raise ValueError(f"{name} must be a finite number {'>=' if allow_zero else '>'} "
+                         f"0, got {value!r}")
     return value
 
-_KINDS = {int: 'an int', float: 'a finite number', str: 'a string', bool: 'true or false', tuple: 'a list'}
+# %% ../nbs/01_losses.ipynb #a1614114
+_KINDS = {int: 'an int', float: 'a finite number', str: 'a string', bool: 'true or false',
+          tuple: 'a list'}
 
 def check_field_types(obj, # a dataclass instance
                      ):
-    "Each field of the dataclass `obj` holds the kind its annotation names (int, float, str, bool, tuple), else a TypeError."
+    """Each field of the dataclass `obj` holds the kind its annotation names (int, float, str,
+    bool, tuple), else a TypeError."""
     for f in dataclasses.fields(obj):
         v, kind = getattr(obj, f.name), f.type
-        if kind not in _KINDS or (v is None and f.default is None): continue   # other types; an optional field left unset
+        # other types; an optional field left unset
+        if kind not in _KINDS or (v is None and f.default is None): continue
         ok = isinstance(v, bool) if kind is bool else not isinstance(v, bool) and (
-             isinstance(v, int) if kind is int else isinstance(v, (int, float)) and math.isfinite(v) if kind is float else
+             isinstance(v, int) if kind is int else isinstance(v, (int, float))
+             and math.isfinite(v) if kind is float else
              isinstance(v, (tuple, list)) if kind is tuple else isinstance(v, str))
         if not ok: raise TypeError(f"{f.name} must be {_KINDS[kind]}, got {v!r}")
 
+# %% ../nbs/01_losses.ipynb #7369d630
 def as_y_mask(y_mask: Tensor, # (bs,T) bool or 0/1, True on the y tokens
               shape, # the (bs,T) it must have
              ) -> Tensor:
     "`y_mask` as a bool tensor of `shape` with at least one y token per example."
     check_tensor('y_mask', y_mask, ndim=2)
-    if y_mask.shape != shape: raise ValueError(f"y_mask has shape {tuple(y_mask.shape)}, expected {tuple(shape)}")
+    if y_mask.shape != shape:
+        raise ValueError(f"y_mask has shape {tuple(y_mask.shape)}, expected {tuple(shape)}")
     if y_mask.dtype != torch.bool:
         if y_mask.is_floating_point() or not ((y_mask == 0) | (y_mask == 1)).all():
             raise ValueError(f"y_mask must be bool (or integer 0/1), got dtype {y_mask.dtype}")
         y_mask = y_mask.bool()
     empty = ~y_mask.any(1)
-    if empty.any(): raise ValueError(f"y_mask has no y token in example(s) {empty.nonzero().flatten().tolist()[:10]}")
+    if empty.any():
+        raise ValueError("y_mask has no y token in example(s) "
+                         f"{empty.nonzero().flatten().tolist()[:10]}")
     return y_mask
 
 # %% ../nbs/01_losses.ipynb #e7b49243
@@ -116,14 +135,16 @@ def y_region_token_nll(logits: Tensor, # (bs,T,V) logits aligned with `targets`
     "Per-token NLL of the y-region tokens, zero elsewhere."
     check_tensor('logits', logits, ndim=3); check_tensor('targets', targets, ndim=2)
     if logits.shape[:2] != targets.shape:
-        raise ValueError(f"logits has shape {tuple(logits.shape)} but targets has shape {tuple(targets.shape)}: "
+        raise ValueError(f"logits has shape {tuple(logits.shape)} but targets has shape "
+                         f"{tuple(targets.shape)}: "
                          "expected logits (bs,T,V) aligned with targets (bs,T)")
     y_mask = as_y_mask(y_mask, targets.shape)
     tgt = targets[y_mask]
     bad = (tgt < 0) | (tgt >= logits.shape[-1])
     if bad.any():
         pos = y_mask.nonzero()[bad.nonzero()[0, 0]].tolist()
-        raise ValueError(f"targets must be in [0, {logits.shape[-1]}) on y tokens, got {tgt[bad][0].item()} at {pos}")
+        raise ValueError(f"targets must be in [0, {logits.shape[-1]}) on y tokens, got "
+                         f"{tgt[bad][0].item()} at {pos}")
     dtype = torch.promote_types(logits.dtype, torch.float32)
     nll = F.cross_entropy(logits[y_mask].to(dtype), tgt, reduction='none')
     if not torch.isfinite(nll).all():
@@ -141,10 +162,12 @@ def y_region_nll(logits: Tensor, # (bs,T,V) logits aligned with `targets`
 
 # %% ../nbs/01_losses.ipynb #4b550eb4
 def _check_example_terms(recon_nll, base_surprisal):
-    check_tensor('recon_nll', recon_nll, ndim=1); check_tensor('base_surprisal', base_surprisal, ndim=1)
+    check_tensor('recon_nll', recon_nll, ndim=1)
+    check_tensor('base_surprisal', base_surprisal, ndim=1)
     _check_same_shape('recon_nll', recon_nll, 'base_surprisal', base_surprisal)
     _check_nonempty('recon_nll', recon_nll)
-    _check_nonnegative('recon_nll', recon_nll.detach()); _check_nonnegative('base_surprisal', base_surprisal.detach())
+    _check_nonnegative('recon_nll', recon_nll.detach())
+    _check_nonnegative('base_surprisal', base_surprisal.detach())
 
 def example_inverse_surprisal_weights(base_surprisal: Tensor, # (bs,) nats, frozen base surprisal b
                                       eps: float, # > 0, keeps the weight finite as b -> 0
@@ -163,14 +186,17 @@ def example_inverse_surprisal_weighted_reconstruction_loss(
 ) -> Tensor:
     "Example-level inverse-surprisal reconstruction $l/(b+\\epsilon)$."
     _check_example_terms(recon_nll, base_surprisal)
-    return reduce_loss(recon_nll * example_inverse_surprisal_weights(base_surprisal, eps), reduction)
+    w = example_inverse_surprisal_weights(base_surprisal, eps)
+    return reduce_loss(recon_nll * w, reduction)
 
 # %% ../nbs/01_losses.ipynb #01db486a
 def dataset_base_mean(base_surprisal: Tensor, # (n,) nats, b over the whole training set
                      ) -> float: # E_D[b] > 0, in float64
     "The frozen dataset constant $\\mathbb{E}_D[b]$."
-    check_tensor('base_surprisal', base_surprisal, ndim=1); _check_nonnegative('base_surprisal', base_surprisal.detach())
-    if base_surprisal.numel() == 0: raise ValueError("base_surprisal must hold at least one example, got none")
+    check_tensor('base_surprisal', base_surprisal, ndim=1)
+    _check_nonnegative('base_surprisal', base_surprisal.detach())
+    if base_surprisal.numel() == 0:
+        raise ValueError("base_surprisal must hold at least one example, got none")
     return check_positive_number('base_mean', base_surprisal.detach().double().mean())
 
 def distribution_relative_reconstruction_loss(
@@ -185,13 +211,14 @@ def distribution_relative_reconstruction_loss(
 
 # %% ../nbs/01_losses.ipynb #be921dce
 def _check_token_terms(name, values, y_mask):
-    "`y_mask` as bool, after checking `values` (bs,T) is finite on y (values outside y are ignored)."
+    """`y_mask` as bool, after checking `values` (bs,T) is finite on y (values outside y are
+    ignored)."""
     check_tensor(name, values, ndim=2); _check_nonempty(name, values)
     y_mask = as_y_mask(y_mask, values.shape)
     _check_nonnegative(name, values.detach().masked_fill(~y_mask, 0))
     return y_mask
 
-def token_surprisal_share_weights(base_token_surprisal: Tensor, # (bs,T) nats per token of the base model
+def token_surprisal_share_weights(base_token_surprisal: Tensor, # (bs,T) base-model nats per token
                                   y_mask: Tensor, # (bs,T) bool, True on y tokens
                                   mix: float=1.0, # in [0,1]: 1 pure shares, 0 uniform
                                  ) -> Tensor: # (bs,T) detached weights, mean 1 over y, 0 elsewhere
@@ -233,7 +260,9 @@ def fractional_gain(recon_nll: Tensor, # (bs,) nats, l
     "Fraction of the base surprisal explained by $z$: $(b-l)/(b+\\epsilon)$."
     gain = code_length_reduction(recon_nll, base_surprisal)
     denom = base_surprisal.detach() + check_positive_number('eps', eps, allow_zero=True)
-    if (denom == 0).any(): raise ValueError(f"base_surprisal + eps is 0 at index {_first_bad(denom == 0)}: pass eps > 0")
+    if (denom == 0).any():
+        raise ValueError("base_surprisal + eps is 0 at index "
+                         f"{_first_bad(denom == 0)}: pass eps > 0")
     return gain / denom
 
 # %% ../nbs/01_losses.ipynb #3251a901
@@ -253,7 +282,8 @@ def bits_back_efficiency(recon_nll: Tensor, # (bs,) nats, l
     gain = code_length_reduction(recon_nll, base_surprisal)
     check_tensor('kl', kl, ndim=1); _check_same_shape('kl', kl, 'base_surprisal', base_surprisal)
     _check_nonnegative('kl', kl.detach())
-    if (kl == 0).any(): raise ValueError(f"kl must be > 0 for an efficiency, got 0 at index {_first_bad(kl == 0)}")
+    if (kl == 0).any():
+        raise ValueError(f"kl must be > 0 for an efficiency, got 0 at index {_first_bad(kl == 0)}")
     return gain / kl.detach()
 
 # %% ../nbs/01_losses.ipynb #537afe29
@@ -271,13 +301,15 @@ def weight_health(weights: Tensor, # (n,) nonnegative example weights, not all 0
     "Extremes, effective sample size and lightest-decile share of example weights."
     check_tensor('weights', weights, ndim=1); check_tensor('base_surprisal', base_surprisal, ndim=1)
     _check_same_shape('weights', weights, 'base_surprisal', base_surprisal)
-    _check_nonnegative('weights', weights.detach()); _check_nonnegative('base_surprisal', base_surprisal.detach())
+    _check_nonnegative('weights', weights.detach())
+    _check_nonnegative('base_surprisal', base_surprisal.detach())
     w = weights.detach().double()
     if w.sum() == 0: raise ValueError("weights must not all be 0")
     k = math.ceil(len(w) / 10)
     lightest = torch.argsort(base_surprisal.detach(), stable=True)[:k]
     ess = (w.sum() ** 2 / (w ** 2).sum()).item()
-    return WeightHealth(w.min().item(), w.max().item(), ess, ess / len(w), (w[lightest].sum() / w.sum()).item())
+    return WeightHealth(w.min().item(), w.max().item(), ess, ess / len(w),
+                        (w[lightest].sum() / w.sum()).item())
 
 # %% ../nbs/01_losses.ipynb #0f4fbb42
 class FractionalDecomposition(NamedTuple):
@@ -290,8 +322,10 @@ def fractional_decomposition(recon_nll: Tensor, # (n,) nats, l
                              base_surprisal: Tensor, # (n,) nats, b
                              eps: float, # > 0
                             ) -> FractionalDecomposition:
-    "The terms of $\\mathbb{E}[l/(b+\\epsilon)] = 1 + \\mathbb{E}[(l-b)/(b+\\epsilon)] - \\mathbb{E}[\\epsilon/(b+\\epsilon)]$, in float64."
+    """The terms of $\\mathbb{E}[l/(b+\\epsilon)] = 1 + \\mathbb{E}[(l-b)/(b+\\epsilon)] -
+    \\mathbb{E}[\\epsilon/(b+\\epsilon)]$, in float64."""
     _check_example_terms(recon_nll, base_surprisal)
     l, b = recon_nll.detach().double(), base_surprisal.detach().double()
     w = example_inverse_surprisal_weights(b, eps)
-    return FractionalDecomposition((l * w).mean().item(), ((l - b) * w).mean().item(), (eps * w).mean().item())
+    return FractionalDecomposition((l * w).mean().item(), ((l - b) * w).mean().item(),
+                                   (eps * w).mean().item())

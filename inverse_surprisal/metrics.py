@@ -30,18 +30,24 @@ def base_gap_per_token(base_surprisal: Tensor, # (n,) nats from a learned base m
                        n_tokens: int, # y tokens per example
                       ) -> float: # nats per token, >= 0 in expectation
     "Mean excess of a learned base model over the exact $b^*$, per y token."
-    if not isinstance(n_tokens, int) or n_tokens < 1: raise ValueError(f"n_tokens must be an int >= 1, got {n_tokens!r}")
-    return (code_length_reduction(oracle_base_surprisal, base_surprisal).double().mean() / n_tokens).item()
+    if not isinstance(n_tokens, int) or n_tokens < 1:
+        raise ValueError(f"n_tokens must be an int >= 1, got {n_tokens!r}")
+    return (code_length_reduction(oracle_base_surprisal,
+                                  base_surprisal).double().mean() / n_tokens).item()
 
 # %% ../nbs/04_metrics.ipynb #8c90e03e
 def _as_probs(code, n=None) -> Tensor:
     "A code as (n, K) float64 probabilities: hard labels (n,) are one-hot."
     check_tensor('code', code)
     if code.ndim == 1:
-        if code.is_floating_point() or (code < 0).any(): raise ValueError("code labels must be nonnegative integers")
+        if code.is_floating_point() or (code < 0).any():
+            raise ValueError("code labels must be nonnegative integers")
         return torch.nn.functional.one_hot(code.long()).double()
-    if code.ndim != 2 or not code.is_floating_point() or (code < 0).any() or not torch.allclose(code.sum(1).double(), torch.ones(len(code), dtype=torch.float64), atol=1e-6):
-        raise ValueError(f"code must be (n,) integer labels or (n, K) probabilities summing to 1, got shape {tuple(code.shape)}")
+    if (code.ndim != 2 or not code.is_floating_point() or (code < 0).any()
+        or not torch.allclose(code.sum(1).double(), torch.ones(len(code), dtype=torch.float64),
+                              atol=1e-6)):
+        raise ValueError("code must be (n,) integer labels or (n, K) probabilities summing to 1, "
+                         f"got shape {tuple(code.shape)}")
     return code.double()
 
 def joint_table(code: Tensor, # (n,) labels or (n, K) probabilities
@@ -50,8 +56,11 @@ def joint_table(code: Tensor, # (n,) labels or (n, K) probabilities
     "The joint distribution $\\hat p(z, f)$ of a code and a factor."
     q = _as_probs(code)
     check_tensor('factor', factor, ndim=1)
-    if len(factor) != len(q) or len(q) == 0: raise ValueError(f"code and factor must hold the same n >= 1 examples, got {len(q)} and {len(factor)}")
-    if factor.is_floating_point() or (factor < 0).any(): raise ValueError("factor must hold nonnegative integers")
+    if len(factor) != len(q) or len(q) == 0:
+        raise ValueError(f"code and factor must hold the same n >= 1 examples, got {len(q)} "
+                         f"and {len(factor)}")
+    if factor.is_floating_point() or (factor < 0).any():
+        raise ValueError("factor must hold nonnegative integers")
     return q.T @ torch.nn.functional.one_hot(factor.long()).double() / len(q)
 
 def _entropy(p: Tensor) -> float: return -(p[p > 0] * p[p > 0].log()).sum().item()
@@ -78,16 +87,19 @@ def normalized_mutual_information(code: Tensor, # (n,) labels or (n, K) probabil
 # %% ../nbs/04_metrics.ipynb #a9794d8c
 def linear_assignment(cost: np.ndarray, # (n, m) costs
                      ) -> np.ndarray: # (min(n,m), 2) matched (row, col) pairs of least total cost
-    "A least-cost one-to-one matching: scipy's `linear_sum_assignment` when scipy is installed, else `hungarian`."
+    """A least-cost one-to-one matching: scipy's `linear_sum_assignment` when scipy is installed,
+    else `hungarian`."""
     cost = np.asarray(cost, dtype=np.float64)
-    if cost.ndim != 2 or not np.isfinite(cost).all(): raise ValueError(f"cost must be a finite 2-D array, got shape {cost.shape}")
+    if cost.ndim != 2 or not np.isfinite(cost).all():
+        raise ValueError(f"cost must be a finite 2-D array, got shape {cost.shape}")
     try: from scipy.optimize import linear_sum_assignment
     except ImportError: return hungarian(cost)
     return np.stack(linear_sum_assignment(cost), 1).astype(int).reshape(-1, 2)
 
 def hungarian(cost: np.ndarray, # (n, m) finite costs
              ) -> np.ndarray: # (min(n,m), 2) matched (row, col) pairs of least total cost
-    "The Hungarian algorithm (Kuhn-Munkres with potentials) in numpy, $O(n^2 m)$: the core package's own, without scipy."
+    """The Hungarian algorithm (Kuhn-Munkres with potentials) in numpy, $O(n^2 m)$: the core
+    package's own, without scipy."""
     cost = np.asarray(cost, dtype=np.float64)
     if cost.shape[0] > cost.shape[1]: return hungarian(cost.T)[:, ::-1]
     n, m = cost.shape
@@ -136,13 +148,15 @@ def mig(codes: list, # categorical codes, each (n,) labels or (n, K) probabiliti
 # %% ../nbs/04_metrics.ipynb #9600b061
 def classes_with_own_code(code: Tensor, # (n,) hard code labels
                           true_class: Tensor, # (n,) true class labels
-                         ) -> int: # how many true classes have a majority code that no other class has
+                         ) -> int: # classes whose majority code no other class has
     "The number of true classes whose majority code is not the majority code of any other class."
     check_tensor('code', code); check_tensor('true_class', true_class)
     if code.shape != true_class.shape or code.ndim != 1 or len(code) == 0:
-        raise ValueError(f"code and true_class must be (n,) labels with the same n >= 1, got {tuple(code.shape)} and {tuple(true_class.shape)}")
+        raise ValueError("code and true_class must be (n,) labels with the same n >= 1, got "
+                         f"{tuple(code.shape)} and {tuple(true_class.shape)}")
     n_codes = int(code.max()) + 1
-    majority = [int(torch.bincount(code[true_class == k], minlength=n_codes).argmax()) for k in true_class.unique().tolist()]
+    majority = [int(torch.bincount(code[true_class == k], minlength=n_codes).argmax())
+                for k in true_class.unique().tolist()]
     return sum(majority.count(m) == 1 for m in majority)
 
 # %% ../nbs/04_metrics.ipynb #c15dced4
@@ -153,9 +167,11 @@ def linear_probe_accuracy(z_train: Tensor, # (n, D) latents of the fitting split
                           l2: float=1e-3, # L2 penalty on the weights
                           max_iter: int=200, # L-BFGS iterations
                          ) -> float: # held-out accuracy
-    "Held-out accuracy of a linear (multinomial logistic) probe from a continuous latent to a factor."
+    """Held-out accuracy of a linear (multinomial logistic) probe from a continuous latent to a
+    factor."""
     for name, z in (('z_train', z_train), ('z_test', z_test)): check_tensor(name, z, ndim=2)
-    if z_train.shape[1] != z_test.shape[1] or len(z_train) != len(f_train) or len(z_test) != len(f_test):
+    if (z_train.shape[1] != z_test.shape[1] or len(z_train) != len(f_train)
+        or len(z_test) != len(f_test)):
         raise ValueError("z_train/f_train and z_test/f_test must pair up, with one latent width")
     mu, sd = z_train.double().mean(0), z_train.double().std(0).clamp_min(1e-12)
     xtr, xte = (z_train.double() - mu) / sd, (z_test.double() - mu) / sd
@@ -164,7 +180,8 @@ def linear_probe_accuracy(z_train: Tensor, # (n, D) latents of the fitting split
     opt = torch.optim.LBFGS(lin.parameters(), max_iter=max_iter, line_search_fn='strong_wolfe')
     def closure():
         opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(lin(xtr), f_train.long()) + l2 * lin.weight.pow(2).sum()
+        loss = torch.nn.functional.cross_entropy(lin(xtr),
+                                                 f_train.long()) + l2 * lin.weight.pow(2).sum()
         loss.backward(); return loss
     with torch.enable_grad(): opt.step(closure)
     with torch.no_grad(): return (lin(xte).argmax(1) == f_test.long()).double().mean().item()
@@ -189,9 +206,10 @@ def categorical_kl(q: Tensor, # (n, K) posterior probabilities
     "Exact KL between categorical distributions, per example."
     q = _as_probs(q); p = p.double().expand_as(q)
     if ((q > 0) & (p <= 0)).any(): raise ValueError("p must be > 0 wherever q > 0")
-    return torch.where(q > 0, q * (q.clamp_min(1e-300).log() - p.clamp_min(1e-300).log()), 0.0).sum(1)
+    return torch.where(q > 0,
+                       q * (q.clamp_min(1e-300).log() - p.clamp_min(1e-300).log()), 0.0).sum(1)
 
-def decoder_uses_z(recon_nll_fn, # callable: latents (n, ...) -> (n,) reconstruction NLL with those latents
+def decoder_uses_z(recon_nll_fn, # callable: latents (n, ...) -> (n,) reconstruction NLL
                    z: Tensor, # (n, ...) each example's own latent
                    seed: int=0, # the shuffle
                   ) -> float: # nats; > 0 when the decoder relies on z
@@ -209,14 +227,23 @@ def by_difficulty(values: Tensor, # (n,) a per-example metric
 def own_data_summary(recon_nll: Tensor, # (n,) nats, l of the CVAE on held-out pairs
                      kl: Tensor, # (n,) nats, KL(q(z|x,y) || p(z|x))
                      base_surprisal: Tensor, # (n,) nats, b from the base model, > 0
-                     weights: Tensor, # (n,) the reconstruction weight the objective put on each example
+                     # (n,) the reconstruction weight the objective put on each example
+                     weights: Tensor,
                     ) -> dict:
-    "The figures of a run on own data: b, l, rate, code-length reduction, fractional gain and weight health (float64)."
+    """The figures of a run on own data: b, l, rate, code-length reduction, fractional gain and
+    weight health (float64)."""
     l, b = recon_nll.detach().double(), base_surprisal.detach().double()
-    if kl.shape != b.shape: raise ValueError(f"kl has shape {tuple(kl.shape)} but base_surprisal has shape {tuple(b.shape)}: they must match")
-    if (b <= 0).any(): raise ValueError("base_surprisal must be > 0 for a fractional gain (every y token costs something)")
+    if kl.shape != b.shape:
+        raise ValueError(f"kl has shape {tuple(kl.shape)} but base_surprisal has shape "
+                         f"{tuple(b.shape)}: they must match")
+    if (b <= 0).any():
+        raise ValueError("base_surprisal must be > 0 for a fractional gain (every y token "
+                         "costs something)")
     health = weight_health(weights.double(), b)
-    return dict(base_surprisal_mean=b.mean().item(), recon_nll=l.mean().item(), kl=kl.detach().double().mean().item(),
-                code_length_reduction=code_length_reduction(l, b).mean().item(), fractional_gain=((b - l) / b).mean().item(),
-                weight_ess_fraction=health.ess_fraction, weight_max_over_mean=health.max / weights.double().mean().item(),
+    return dict(base_surprisal_mean=b.mean().item(), recon_nll=l.mean().item(),
+                kl=kl.detach().double().mean().item(),
+                code_length_reduction=code_length_reduction(l, b).mean().item(),
+                fractional_gain=((b - l) / b).mean().item(),
+                weight_ess_fraction=health.ess_fraction,
+                weight_max_over_mean=health.max / weights.double().mean().item(),
                 weight_lightest_decile_share=health.lightest_decile_share)

@@ -17,16 +17,20 @@ from torch import Tensor, nn
 from .losses import check_field_types, y_region_token_nll
 
 # %% ../nbs/05_nn.ipynb #6e63af69
-def _tokens_and_blocks(m: nn.Module, vocab_size: int, max_len: int, d_model: int, n_layers: int, n_heads: int,
+def _tokens_and_blocks(m: nn.Module, vocab_size: int, max_len: int, d_model: int, n_layers: int,
+                       n_heads: int,
                       dropout: float):
-    "Set `m.tok` (token embedding), `m.pos` (learned positions) and `m.blocks` (pre-norm transformer layers)."
+    """Set `m.tok` (token embedding), `m.pos` (learned positions) and `m.blocks` (pre-norm
+    transformer layers)."""
     m.tok = nn.Embedding(vocab_size, d_model)
     m.pos = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
-    layer = nn.TransformerEncoderLayer(d_model, n_heads, 4 * d_model, dropout, batch_first=True, norm_first=True)
+    layer = nn.TransformerEncoderLayer(d_model, n_heads, 4 * d_model, dropout, batch_first=True,
+                                       norm_first=True)
     m.blocks = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
 
 class CausalTransformer(nn.Module):
-    "Pre-norm causal transformer LM; optional prefix embeddings (the latent) before the first token."
+    """Pre-norm causal transformer LM; optional prefix embeddings (the latent) before the first
+    token."""
     def __init__(self, vocab_size: int, # token ids in [0, vocab_size)
                  max_len: int, # longest token sequence
                  d_model: int=64, # width
@@ -36,21 +40,29 @@ class CausalTransformer(nn.Module):
                  z_every_position: bool=False, # also add the summed prefix to every token embedding
                 ):
         super().__init__()
-        if vocab_size < 2 or max_len < 1: raise ValueError(f"vocab_size must be >= 2 and max_len >= 1, got {vocab_size}, {max_len}")
-        self.vocab_size, self.max_len, self.d_model, self.z_every_position = vocab_size, max_len, d_model, z_every_position
+        if vocab_size < 2 or max_len < 1:
+            raise ValueError("vocab_size must be >= 2 and max_len >= 1, got "
+                             f"{vocab_size}, {max_len}")
+        self.vocab_size, self.max_len, self.d_model, self.z_every_position = (vocab_size, max_len,
+                                                                              d_model,
+                                                                              z_every_position)
         _tokens_and_blocks(self, vocab_size, max_len, d_model, n_layers, n_heads, dropout)
         self.norm, self.head = nn.LayerNorm(d_model), nn.Linear(d_model, vocab_size)
 
     def get_input_embeddings(self) -> nn.Embedding:
-        "The token embedding, under the Hugging Face name: scoring checks token ids against its size."
+        """The token embedding, under the Hugging Face name: scoring checks token ids against its
+        size."""
         return self.tok
 
     def forward(self, input_ids: Tensor, # (bs,T) token ids
-                prefix: Tensor=None, # (bs,P,d_model) latent embeddings, or None for the z-free model
+                # (bs,P,d_model) latent embeddings, or None for the z-free model
+                prefix: Tensor=None,
                ) -> Tensor: # (bs,T,V) logits; position t predicts token t+1
-        "Logits for every token position; the prefix (when given) is read first and gets no logits of its own."
+        """Logits for every token position; the prefix (when given) is read first and gets no
+        logits of its own."""
         bs, T = input_ids.shape
-        if T > self.max_len: raise ValueError(f"input_ids has length {T}, more than max_len={self.max_len}")
+        if T > self.max_len:
+            raise ValueError(f"input_ids has length {T}, more than max_len={self.max_len}")
         h = self.tok(input_ids) + self.pos[:T]
         P = 0 if prefix is None else prefix.shape[1]
         if P and self.z_every_position: h = h + prefix.sum(1, keepdim=True)
@@ -69,12 +81,15 @@ class SequenceEncoder(nn.Module):
         self.norm, self.out = nn.LayerNorm(d_model), nn.Linear(d_model, out_dim)
 
     def forward(self, input_ids: Tensor, # (bs,T)
-                mask: Tensor=None, # (bs,T) bool positions to pool over and attend to (padding False); all when None
+                # (bs,T) bool positions to pool over and attend to (padding False); all when None
+                mask: Tensor=None,
                ) -> Tensor: # (bs,out_dim)
         "Encode each sequence, reading (attending to and pooling) only the positions `mask` marks."
         pad = None if mask is None else ~mask.bool()
-        h = self.norm(self.blocks(self.tok(input_ids) + self.pos[:input_ids.shape[1]], src_key_padding_mask=pad))
-        m = torch.ones(input_ids.shape, dtype=h.dtype, device=h.device) if mask is None else mask.to(h.dtype)
+        h = self.norm(self.blocks(self.tok(input_ids) + self.pos[:input_ids.shape[1]],
+                                  src_key_padding_mask=pad))
+        m = (torch.ones(input_ids.shape, dtype=h.dtype, device=h.device) if mask is None
+             else mask.to(h.dtype))
         return self.out((h * m[..., None]).sum(1) / m.sum(1, keepdim=True))
 
 # %% ../nbs/05_nn.ipynb #3d361010
@@ -86,7 +101,8 @@ def _check_y_len(y_len: int, seq_len: int) -> int: # the context length seq_len 
 
 def _context_and_y(input_ids: Tensor, n_ctx: int, y_len: int) -> tuple: # ((bs,n_ctx), (bs,y_len))
     "Split fixed-length sequences into their context and their y region."
-    if input_ids.shape[1] != n_ctx + y_len: raise ValueError(f"input_ids must have length {n_ctx + y_len}, got {input_ids.shape[1]}")
+    if input_ids.shape[1] != n_ctx + y_len:
+        raise ValueError(f"input_ids must have length {n_ctx + y_len}, got {input_ids.shape[1]}")
     return input_ids[:, :n_ctx], input_ids[:, n_ctx:]
 
 class AlignmentEncoder(nn.Module):
@@ -95,12 +111,16 @@ class AlignmentEncoder(nn.Module):
                  y_len: int, # the y region: the last y_len tokens
                  out_dim: int, d_model: int=64, n_relations: int=4, hidden: int=256):
         super().__init__()
-        self.y_len, self.n_ctx, self.n_rel, self.d = y_len, _check_y_len(y_len, seq_len), n_relations, d_model
+        self.y_len, self.n_ctx, self.n_rel, self.d = (y_len, _check_y_len(y_len, seq_len),
+                                                      n_relations, d_model)
         self.tok = nn.Embedding(vocab_size, d_model)
-        self.q, self.k = nn.Linear(d_model, n_relations * d_model), nn.Linear(d_model, n_relations * d_model)
-        self.k.load_state_dict(self.q.state_dict())          # start as similarities: equal tokens score high
+        self.q, self.k = (nn.Linear(d_model, n_relations * d_model),
+                          nn.Linear(d_model, n_relations * d_model))
+        # start as similarities: equal tokens score high
+        self.k.load_state_dict(self.q.state_dict())
         n = n_relations * y_len * self.n_ctx
-        self.mlp = nn.Sequential(nn.LayerNorm(n), nn.Linear(n, hidden), nn.GELU(), nn.Linear(hidden, out_dim))
+        self.mlp = nn.Sequential(nn.LayerNorm(n), nn.Linear(n, hidden), nn.GELU(),
+                                 nn.Linear(hidden, out_dim))
 
     def relation_map(self, input_ids: Tensor) -> Tensor: # (bs,K,y_len,n_ctx)
         "The K bilinear relation scores between each y token and each context token."
@@ -120,7 +140,8 @@ class CVAEArchConfig:
     "Vocabulary, sequence length and block architecture shared by both CVAE families."
     vocab_size: int # token ids of [x ; sep ; y]
     seq_len: int # length of [x ; sep ; y]
-    _: KW_ONLY # the block settings below are keyword-only, so a family's own fields follow the two above
+    # the block settings below are keyword-only, so a family's own fields follow the two above
+    _: KW_ONLY
     y_len: int=None # length of the y region (needed by the alignment encoder and head)
     d_model: int=64
     n_layers: int=2
@@ -130,80 +151,117 @@ class CVAEArchConfig:
     posterior_encoder: str='alignment' # 'alignment' | 'transformer'
     aux_head: str='alignment' # 'alignment' | 'bow'
     n_relations: int=4 # relations of the alignment encoder and head
-    head_context_gate: bool=False # the alignment head reads a noise floor from the context (see `AlignmentHead`)
+    # the alignment head reads a noise floor from the context (see `AlignmentHead`)
+    head_context_gate: bool=False
 
-    def _check_ints(self, *names): # every field's kind; the fields that must be ints >= 1, besides the shared ones
+    def _check_ints(self, *names): # names: fields that must be ints >= 1 besides the shared ones
         check_field_types(self)
-        for name in ('vocab_size', 'seq_len', 'd_model', 'n_layers', 'n_heads', 'n_relations') + names:
+        for name in ('vocab_size', 'seq_len', 'd_model', 'n_layers', 'n_heads',
+                     'n_relations') + names:
             v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"{name} must be an int >= 1, got {v!r}")
-        if self.d_model % self.n_heads: raise ValueError(f"d_model must be divisible by n_heads, got {self.d_model} and {self.n_heads}")
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model must be divisible by n_heads, got {self.d_model} "
+                             f"and {self.n_heads}")
         if self.posterior_encoder not in ('alignment', 'transformer'):
-            raise ValueError(f"posterior_encoder must be 'alignment' or 'transformer', got {self.posterior_encoder!r}")
-        if self.aux_head not in ('alignment', 'bow'): raise ValueError(f"aux_head must be 'alignment' or 'bow', got {self.aux_head!r}")
-        if self.head_context_gate and self.aux_head != 'alignment': raise ValueError("head_context_gate needs aux_head='alignment'")
-        if 'alignment' in (self.posterior_encoder, self.aux_head): _check_y_len(self.y_len, self.seq_len)
-
-    def check_variable_length(self): # padded batches of text pairs need blocks that read any y region
-        "Raise if a block needs the synthetic task's fixed y region (the alignment encoder or head)."
+            raise ValueError("posterior_encoder must be 'alignment' or 'transformer', got "
+                             f"{self.posterior_encoder!r}")
+        if self.aux_head not in ('alignment', 'bow'):
+            raise ValueError(f"aux_head must be 'alignment' or 'bow', got {self.aux_head!r}")
+        if self.head_context_gate and self.aux_head != 'alignment':
+            raise ValueError("head_context_gate needs aux_head='alignment'")
         if 'alignment' in (self.posterior_encoder, self.aux_head):
-            raise ValueError("variable-length batches need posterior_encoder='transformer' and aux_head='bow' "
+            _check_y_len(self.y_len, self.seq_len)
+
+    def check_variable_length(self): # padded text pairs need blocks that read any y region
+        """Raise if a block needs the synthetic task's fixed y region (the alignment encoder or
+        head)."""
+        if 'alignment' in (self.posterior_encoder, self.aux_head):
+            raise ValueError("variable-length batches need posterior_encoder='transformer' and "
+                             "aux_head='bow' "
                              "(the alignment blocks read one fixed y region)")
 
-    def _arch(self): return dict(d_model=self.d_model, n_layers=self.n_layers, n_heads=self.n_heads, dropout=self.dropout)
+    def _arch(self):
+        return dict(d_model=self.d_model, n_layers=self.n_layers, n_heads=self.n_heads,
+                    dropout=self.dropout)
     def make_decoder(self) -> CausalTransformer:
         "The causal decoder these settings describe."
-        return CausalTransformer(self.vocab_size, self.seq_len, z_every_position=self.z_every_position, **self._arch())
+        return CausalTransformer(self.vocab_size, self.seq_len,
+                                 z_every_position=self.z_every_position, **self._arch())
     def make_encoder(self, out_dim: int, context_only: bool=False) -> nn.Module:
-        "The posterior encoder over [x ; sep ; y], or (`context_only`) the prior encoder over the context."
+        """The posterior encoder over [x ; sep ; y], or (`context_only`) the prior encoder over
+        the context."""
         if self.posterior_encoder == 'alignment' and not context_only:
-            return AlignmentEncoder(self.vocab_size, self.seq_len, self.y_len, out_dim, self.d_model, self.n_relations)
+            return AlignmentEncoder(self.vocab_size, self.seq_len, self.y_len, out_dim,
+                                    self.d_model, self.n_relations)
         return SequenceEncoder(self.vocab_size, self.seq_len, out_dim, **self._arch())
-    def make_aux_head(self, in_dim: int, n_classes: int=0) -> nn.Module: # (z, input_ids, y_mask) -> (N,) nats
-        "The auxiliary head on the latent; `n_classes` > 0 gives the alignment head per-class token maps."
+    def make_aux_head(self, in_dim: int,
+                      n_classes: int=0) -> nn.Module: # (z, input_ids, y_mask) -> (N,) nats
+        """The auxiliary head on the latent; `n_classes` > 0 gives the alignment head per-class
+        token maps."""
         if self.aux_head == 'bow':
             if n_classes: raise ValueError("per-class maps need aux_head='alignment'")
             return BagOfWordsHead(in_dim, self.vocab_size)
-        return AlignmentHead(in_dim, self.vocab_size, self.seq_len, self.y_len, self.n_relations, n_classes=n_classes,
+        return AlignmentHead(in_dim, self.vocab_size, self.seq_len, self.y_len, self.n_relations,
+                             n_classes=n_classes,
                              context_gate=self.head_context_gate)
 
 # %% ../nbs/05_nn.ipynb #6aac984e
 def split_context(input_ids: Tensor, # (bs,T)
-                  y_mask: Tensor, # (bs,T) bool: the same contiguous y region at the end of every example
+                  # (bs,T) bool: the same contiguous y region at the end of every example
+                  y_mask: Tensor,
                  ) -> Tensor: # (bs, T - n_y) the context tokens
-    "The tokens before the y region, which must start at the same position and run to the end in every example."
-    if y_mask.shape != input_ids.shape: raise ValueError(f"y_mask has shape {tuple(y_mask.shape)}, expected {tuple(input_ids.shape)}")
+    """The tokens before the y region, which must start at the same position and run to the end
+    in every example."""
+    if y_mask.shape != input_ids.shape:
+        raise ValueError(f"y_mask has shape {tuple(y_mask.shape)}, expected "
+                         f"{tuple(input_ids.shape)}")
     first = y_mask[0].float().argmax().item()
     expect = torch.zeros_like(y_mask[0]); expect[first:] = True
     if not y_mask[0, first] or not (y_mask == expect).all():
-        raise ValueError("y_mask must mark the same contiguous region at the end of every example (fixed-length batches)")
+        raise ValueError("y_mask must mark the same contiguous region at the end of every example "
+                         "(fixed-length batches)")
     if first == 0: raise ValueError("the y region must leave at least one context token")
     return input_ids[:, :first]
 
 def context_mask(y_mask: Tensor, # (bs,T) bool
                  attention_mask: Tensor, # (bs,T) 1 on real tokens, 0 on (right) padding
                 ) -> Tensor: # (bs,T) bool: the tokens before each example's y
-    "Each example's context in a variable-length batch: its real tokens before its y region (which must reach its end)."
+    """Each example's context in a variable-length batch: its real tokens before its y region
+    (which must reach its end)."""
     att, y = attention_mask.bool(), y_mask.bool()
-    if att.shape != y.shape: raise ValueError(f"attention_mask has shape {tuple(att.shape)}, expected {tuple(y.shape)}")
+    if att.shape != y.shape:
+        raise ValueError(f"attention_mask has shape {tuple(att.shape)}, expected {tuple(y.shape)}")
     if (y & ~att).any(): raise ValueError("y_mask marks padding (attention_mask 0) as y")
     ctx = att & (y.long().cumsum(1) == 0)
-    if not ctx[:, 0].all(): raise ValueError("every example needs at least one context token before its y region")
-    if ((att & ~ctx) != y).any(): raise ValueError("each example's y region must run from its first y token to its last real token")
+    if not ctx[:, 0].all():
+        raise ValueError("every example needs at least one context token before its y region")
+    if ((att & ~ctx) != y).any():
+        raise ValueError("each example's y region must run from its first y token to its "
+                         "last real token")
     return ctx
 
 def check_cvae_batch(vocab_size: int, # the model's vocabulary
                      seq_len: int, # the model's sequence length (the longest, for padded batches)
                      input_ids: Tensor, # (bs,T) the batch
                      base_surprisal: Tensor, # (bs,) its b
-                     variable: bool=False, # a padded batch of any length up to seq_len, instead of exactly seq_len
+                     # a padded batch of any length up to seq_len, instead of exactly seq_len
+                     variable: bool=False,
                     ):
-    "Raise if a batch does not match a CVAE's vocabulary and sequence length, or its b does not match the batch."
-    if input_ids.ndim != 2 or (input_ids.shape[1] > seq_len if variable else input_ids.shape[1] != seq_len):
-        raise ValueError(f"input_ids must have shape (bs, {'<= ' if variable else ''}seq_len={seq_len}), got {tuple(input_ids.shape)}")
+    """Raise if a batch does not match a CVAE's vocabulary and sequence length, or its b does not
+    match the batch."""
+    if (input_ids.ndim != 2
+        or (input_ids.shape[1] > seq_len if variable else input_ids.shape[1] != seq_len)):
+        raise ValueError("input_ids must have shape (bs, "
+                         f"{'<= ' if variable else ''}seq_len={seq_len}), got "
+                         f"{tuple(input_ids.shape)}")
     if input_ids.min() < 0 or input_ids.max() >= vocab_size:
-        raise ValueError(f"input_ids must be in [0, vocab_size={vocab_size}), got values in [{input_ids.min().item()}, {input_ids.max().item()}]")
-    if base_surprisal.shape != (len(input_ids),): raise ValueError(f"base_surprisal must have shape ({len(input_ids)},), got {tuple(base_surprisal.shape)}")
+        raise ValueError(f"input_ids must be in [0, vocab_size={vocab_size}), got values in "
+                         f"[{input_ids.min().item()}, {input_ids.max().item()}]")
+    if base_surprisal.shape != (len(input_ids),):
+        raise ValueError(f"base_surprisal must have shape ({len(input_ids)},), got "
+                         f"{tuple(base_surprisal.shape)}")
 
 def sequence_nll(decoder: CausalTransformer, # the causal decoder
                  input_ids: Tensor, # (bs,T) [x ; sep ; y]
@@ -229,7 +287,8 @@ def sample_continuation(decoder: CausalTransformer, # the causal decoder
     seq = context_ids
     for _ in range(n_new):
         logits = decoder(seq, prefix)[:, -1].float()
-        nxt = logits.argmax(-1) if greedy else torch.multinomial(logits.softmax(-1), 1, generator=generator)[:, 0]
+        nxt = (logits.argmax(-1) if greedy
+               else torch.multinomial(logits.softmax(-1), 1, generator=generator)[:, 0])
         seq = torch.cat([seq, nxt[:, None]], 1)
     return seq[:, context_ids.shape[1]:]
 
@@ -238,7 +297,8 @@ def bag_of_words_nll(bow_logits: Tensor, # (bs,V) logits of the bag-of-words hea
                      input_ids: Tensor, # (bs,T) [x ; sep ; y]
                      y_mask: Tensor, # (bs,T) bool, True on the y tokens
                     ) -> Tensor: # (bs,) nats
-    "$-\\sum_{t\\in y}\\log\\operatorname{softmax}(\\text{bow})_{y_t}$: predict the y tokens from $z$ alone, ignoring order."
+    """$-\\sum_{t\\in y}\\log\\operatorname{softmax}(\\text{bow})_{y_t}$: predict the y tokens
+    from $z$ alone, ignoring order."""
     logp = bow_logits.float().log_softmax(-1).gather(1, input_ids.clamp_min(0))
     return -(logp * y_mask).sum(1)
 
@@ -247,57 +307,82 @@ class BagOfWordsHead(nn.Module):
     def __init__(self, in_dim: int, vocab_size: int):
         super().__init__()
         self.proj = nn.Linear(in_dim, vocab_size)
-    def forward(self, z: Tensor, input_ids: Tensor, y_mask: Tensor) -> Tensor: # (N,) nats from (N,in_dim), (N,T), (N,T)
+    def forward(self, z: Tensor, input_ids: Tensor,
+                y_mask: Tensor) -> Tensor: # (N,) nats from (N,in_dim), (N,T), (N,T)
         "NLL of each example's y tokens, in any order, from z alone."
         return bag_of_words_nll(self.proj(z), input_ids, y_mask)
 
 # %% ../nbs/05_nn.ipynb #16af183b
 class AlignmentHead(nn.Module):
     "z chooses, per y position, which context token to copy through which learned token map."
-    def __init__(self, in_dim: int, vocab_size: int, seq_len: int, y_len: int, n_relations: int=4, hidden: int=256,
-                 n_classes: int=0, # > 0: per-class offsets on the token maps, indexed by the `classes` argument of forward
-                 context_gate: bool=False, # a noise floor p(y_t) = (1-g(x)) p_align + g(x)/V read from the context tokens
+    def __init__(self, in_dim: int, vocab_size: int, seq_len: int, y_len: int, n_relations: int=4,
+                 hidden: int=256,
+                 # > 0: per-class offsets on the token maps, indexed by the `classes` argument of
+                 # forward
+                 n_classes: int=0,
+                 # a noise floor p(y_t) = (1-g(x)) p_align + g(x)/V read from the context tokens
+                 context_gate: bool=False,
                 ):
         super().__init__()
         self.y_len, self.n_ctx, self.vocab_size = y_len, _check_y_len(y_len, seq_len), vocab_size
-        self.table = nn.Sequential(nn.Linear(in_dim, hidden), nn.GELU(), nn.Linear(hidden, y_len * n_relations * self.n_ctx))
-        self.relations = nn.Parameter(0.1 * torch.randn(n_relations, vocab_size, vocab_size) + 3 * torch.eye(vocab_size))
-        self.class_maps = nn.Parameter(torch.zeros(n_classes, n_relations, vocab_size, vocab_size)) if n_classes else None
+        self.table = nn.Sequential(nn.Linear(in_dim, hidden), nn.GELU(),
+                                   nn.Linear(hidden, y_len * n_relations * self.n_ctx))
+        self.relations = nn.Parameter(0.1 * torch.randn(n_relations, vocab_size,
+                                                        vocab_size) + 3 * torch.eye(vocab_size))
+        self.class_maps = (nn.Parameter(torch.zeros(n_classes, n_relations, vocab_size, vocab_size))
+                           if n_classes
+                           else None)
         self.gate = nn.Linear(vocab_size, 1) if context_gate else None
-        if context_gate: nn.init.zeros_(self.gate.weight); nn.init.constant_(self.gate.bias, -3.0)   # starts at g = 0.05
+        # starts at g = 0.05
+        if context_gate: nn.init.zeros_(self.gate.weight); nn.init.constant_(self.gate.bias, -3.0)
 
 # %% ../nbs/05_nn.ipynb #df10019c
 def _alignment_log_maps(self: AlignmentHead, x: Tensor, y: Tensor, # (N,n_ctx), (N,y_len) tokens
                         classes: Tensor=None, # (N,) class of each row, for the per-class offsets
-                        offsets: Tensor=None, # (N,K,V,V) offsets of each row's own maps, instead of the class offsets
-                       ) -> Tensor: # (N,y_len,K*n_ctx) log M[x_i, y_t] for every relation k and position i
+                        # (N,K,V,V) offsets of each row's own maps, instead of the class offsets
+                        offsets: Tensor=None,
+                       ) -> Tensor: # (N,y_len,K*n_ctx) log M_k[x_i, y_t] per relation k, position i
     "The (per-class or per-row) log token-map entries the head mixes over."
     if offsets is None and (classes is None) != (self.class_maps is None):
-        raise ValueError("classes must be given exactly when the head has per-class maps (n_classes > 0)")
+        raise ValueError("classes must be given exactly when the head has per-class maps "
+                         "(n_classes > 0)")
     rows = torch.arange(len(x), device=x.device) if offsets is not None else \
            torch.zeros(len(x), dtype=torch.long, device=x.device) if classes is None else classes
-    maps = self.relations[None] + (offsets if offsets is not None else 0 if classes is None else self.class_maps)
-    # log M[rows, :, x_i, y_t] by index_select and two gathers: the backward of the same advanced indexing adds with
-    # atomics across CPU threads, so its sums, and every run after them, differ from one process to the next
+    maps = self.relations[None] + (offsets if offsets is not None else 0 if classes is None
+                                   else self.class_maps)
+    # log M[rows, :, x_i, y_t] by index_select and two gathers: the backward of the same advanced
+    # indexing adds with
+    # atomics across CPU threads, so its sums, and every run after them, differ from one process to
+    # the next
     N, K, n_ctx = len(x), maps.shape[1], x.shape[1]
-    log_m = maps.float().log_softmax(-1).index_select(0, rows)                                  # (N,K,V,V)
-    log_m = log_m.gather(2, x[:, None, :, None].expand(N, K, n_ctx, self.vocab_size))           # (N,K,i,V)
-    log_m = log_m.gather(3, y[:, None, None, :].expand(N, K, n_ctx, self.y_len))                # (N,K,i,t)
+    # (N,K,V,V)
+    log_m = maps.float().log_softmax(-1).index_select(0, rows)
+    # (N,K,i,V)
+    log_m = log_m.gather(2, x[:, None, :, None].expand(N, K, n_ctx, self.vocab_size))
+    # (N,K,i,t)
+    log_m = log_m.gather(3, y[:, None, None, :].expand(N, K, n_ctx, self.y_len))
     return log_m.permute(0, 3, 1, 2).reshape(N, self.y_len, -1)
 
 def _alignment_forward(self: AlignmentHead, z: Tensor, # (N,in_dim) the latent
                        input_ids: Tensor, y_mask: Tensor, # (N,T) each
-                       classes: Tensor=None, # (N,) class of each row when the head has per-class maps
-                       offsets: Tensor=None, # (N,K,V,V) per-row map offsets instead (gradients of one row's own maps)
+                       # (N,) class of each row when the head has per-class maps
+                       classes: Tensor=None,
+                       # (N,K,V,V) per-row map offsets instead (gradients of one row's own maps)
+                       offsets: Tensor=None,
                       ) -> Tensor: # (N,) nats
-    "$-\\sum_t \\log \\sum_{k,i} A_z(t)_{k,i} M_k[x_i, y_t]$, with the noise floor when the head has a context gate."
+    """$-\\sum_t \\log \\sum_{k,i} A_z(t)_{k,i} M_k[x_i, y_t]$, with the noise floor when the
+    head has a context gate."""
     N, (x, y) = len(input_ids), _context_and_y(input_ids, self.n_ctx, self.y_len)
     if not bool(y_mask[:, self.n_ctx:].all()) or bool(y_mask[:, :self.n_ctx].any()):
         raise ValueError(f"y_mask must mark exactly the last y_len={self.y_len} tokens")
-    log_a = self.table(z).view(N, self.y_len, -1).float().log_softmax(-1)                      # (N,t,K*i)
-    tok = torch.logsumexp(log_a + self._log_maps(x, y, classes, offsets), -1)                   # (N,t)
+    # (N,t,K*i)
+    log_a = self.table(z).view(N, self.y_len, -1).float().log_softmax(-1)
+    # (N,t)
+    tok = torch.logsumexp(log_a + self._log_maps(x, y, classes, offsets), -1)
     if self.gate is not None:
-        g = self.gate(nn.functional.one_hot(x, self.vocab_size).float().sum(1))                 # (N,1) gate logit
-        tok = torch.logaddexp(nn.functional.logsigmoid(-g) + tok, nn.functional.logsigmoid(g) - math.log(self.vocab_size))
+        # (N,1) gate logit
+        g = self.gate(nn.functional.one_hot(x, self.vocab_size).float().sum(1))
+        tok = torch.logaddexp(nn.functional.logsigmoid(-g) + tok,
+                              nn.functional.logsigmoid(g) - math.log(self.vocab_size))
     return -tok.sum(1)
 AlignmentHead._log_maps, AlignmentHead.forward = _alignment_log_maps, _alignment_forward

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field, asdict
 import torch
 from torch import Tensor
 
-from .losses import (RECON_TERMS, check_field_types, check_positive_number, distribution_relative_reconstruction_loss,
-                                      example_inverse_surprisal_weighted_reconstruction_loss, token_surprisal_share_reconstruction_loss)
+from .losses import (RECON_TERMS, check_field_types, check_positive_number,
+                                      distribution_relative_reconstruction_loss,
+                                      example_inverse_surprisal_weighted_reconstruction_loss,
+                                      token_surprisal_share_reconstruction_loss)
 
 # %% ../nbs/06_objective.ipynb #751a8a5c
 @dataclass
@@ -32,14 +34,18 @@ class ObjectiveConfig:
 
     def __post_init__(self):
         check_field_types(self)
-        if self.recon not in RECON_TERMS: raise ValueError(f"recon must be one of {RECON_TERMS}, got {self.recon!r}")
+        if self.recon not in RECON_TERMS:
+            raise ValueError(f"recon must be one of {RECON_TERMS}, got {self.recon!r}")
         check_positive_number('eps', self.eps)
-        for name in ('beta', 'free_bits', 'aux_weight'): check_positive_number(name, getattr(self, name), allow_zero=True)
+        for name in ('beta', 'free_bits', 'aux_weight'):
+            check_positive_number(name, getattr(self, name), allow_zero=True)
         for name in ('hold_steps', 'warmup_steps', 'cycle_steps'):
             v = getattr(self, name)
             if v < 0: raise ValueError(f"{name} must be an int >= 0, got {v!r}")
-        if not 0 < self.cycle_ramp <= 1: raise ValueError(f"cycle_ramp must be in (0, 1], got {self.cycle_ramp!r}")
-        if not 0 <= self.token_mix <= 1: raise ValueError(f"token_mix must be in [0, 1], got {self.token_mix!r}")
+        if not 0 < self.cycle_ramp <= 1:
+            raise ValueError(f"cycle_ramp must be in (0, 1], got {self.cycle_ramp!r}")
+        if not 0 <= self.token_mix <= 1:
+            raise ValueError(f"token_mix must be in [0, 1], got {self.token_mix!r}")
 
 # %% ../nbs/06_objective.ipynb #8163efaa
 def beta_at(cfg: ObjectiveConfig, # beta and its schedule (hold, warm-up, cycles)
@@ -49,7 +55,8 @@ def beta_at(cfg: ObjectiveConfig, # beta and its schedule (hold, warm-up, cycles
     if step < 0: raise ValueError(f"step must be >= 0, got {step}")
     if step < cfg.hold_steps: return 0.0
     step -= cfg.hold_steps
-    if cfg.cycle_steps: frac = min(1.0, (step % cfg.cycle_steps) / (cfg.cycle_ramp * cfg.cycle_steps))
+    if cfg.cycle_steps:
+        frac = min(1.0, (step % cfg.cycle_steps) / (cfg.cycle_ramp * cfg.cycle_steps))
     elif cfg.warmup_steps: frac = min(1.0, step / cfg.warmup_steps)
     else: frac = 1.0
     return cfg.beta * frac
@@ -70,18 +77,23 @@ def reconstruction_term(cfg: ObjectiveConfig, recon_nll: Tensor, # (bs,) l, nats
     if cfg.recon == 'plain': return recon_nll, ones
     if cfg.recon == 'example':
         b = need('base_surprisal', base_surprisal)
-        return example_inverse_surprisal_weighted_reconstruction_loss(recon_nll, b, cfg.eps, 'none'), 1 / (b.detach().to(ones) + cfg.eps)
+        term = example_inverse_surprisal_weighted_reconstruction_loss(recon_nll, b, cfg.eps, 'none')
+        return term, 1 / (b.detach().to(ones) + cfg.eps)
     if cfg.recon == 'distribution':
         m = need('base_mean', base_mean)
         return distribution_relative_reconstruction_loss(recon_nll, m, 'none'), ones / float(m)
-    return token_surprisal_share_reconstruction_loss(need('token_nll', token_nll), need('base_token_surprisal', base_token_surprisal),
-                                                     need('y_mask', y_mask), cfg.token_mix, 'none'), ones
+    return token_surprisal_share_reconstruction_loss(need('token_nll', token_nll),
+                                                     need('base_token_surprisal',
+                                                          base_token_surprisal),
+                                                     need('y_mask', y_mask), cfg.token_mix,
+                                                     'none'), ones
 
 # %% ../nbs/06_objective.ipynb #d4e613d0
 def free_bits_kl(kl_units: Tensor, # (bs,U) KL per unit (code or dimension) per example, nats
                  free_bits: float, # >= 0 nats per unit
                 ) -> Tensor: # scalar: sum_u max(free_bits, mean_batch KL_u)
-    "The KL the objective optimises under free bits; its gradient is zero for units below the floor."
+    """The KL the objective optimises under free bits; its gradient is zero for units below the
+    floor."""
     return torch.clamp(kl_units.mean(0), min=free_bits).sum()
 
 @dataclass
@@ -112,12 +124,14 @@ def cvae_objective(cfg: ObjectiveConfig, step: int, # the training step (for the
                    extras: dict=None,
                   ) -> CVAEOutput:
     "Combine the reconstruction term, beta times the KL (free bits) and the auxiliary term."
-    term, w = reconstruction_term(cfg, recon_nll, token_nll, y_mask, base_surprisal, base_token_surprisal, base_mean)
+    term, w = reconstruction_term(cfg, recon_nll, token_nll, y_mask, base_surprisal,
+                                  base_token_surprisal, base_mean)
     beta, kl = beta_at(cfg, step), kl_units.sum(1)
     if aux is None:
         if cfg.aux_weight > 0: raise ValueError("aux_weight > 0 needs the auxiliary term aux")
         aux = torch.zeros_like(recon_nll)
     kl_obj = free_bits_kl(kl_units, cfg.free_bits) if cfg.free_bits > 0 else kl.mean()
     loss = term.mean() + beta * kl_obj + cfg.aux_weight * aux.mean()
-    return CVAEOutput(loss, recon_nll, token_nll, base_surprisal.detach(), kl, kl_units, w, beta, beta / w,
+    return CVAEOutput(loss, recon_nll, token_nll, base_surprisal.detach(), kl, kl_units, w,
+                      beta, beta / w,
                       term, aux, term + beta * kl + cfg.aux_weight * aux, extras or {})

@@ -28,43 +28,59 @@ class BaseSurprisal(NamedTuple):
     b: Tensor # (bs,) b(x,y), summed over the y tokens
     token: Tensor # (bs,T) surprisal of each y token, 0 elsewhere
 
-def y_mask_from_labels(labels: Tensor, # (bs,T) or (T,) Hugging Face labels: the token where it is scored, -100 elsewhere
+def y_mask_from_labels(labels: Tensor, # (bs,T) or (T,) Hugging Face labels: scored token, else -100
                        input_ids: Tensor, # the same shape: the tokens the model reads
                       ) -> Tensor: # bool, True where labels is not -100
-    "The y mask that Hugging Face-style `labels` stand for (unshifted, as a causal LM's `labels=` argument takes them)."
+    """The y mask that Hugging Face-style `labels` stand for (unshifted, as a causal LM's
+    `labels=` argument takes them)."""
     check_tensor('labels', labels)
-    if labels.shape != input_ids.shape: raise ValueError(f"labels has shape {tuple(labels.shape)}, expected {tuple(input_ids.shape)}")
+    if labels.shape != input_ids.shape:
+        raise ValueError(f"labels has shape {tuple(labels.shape)}, expected "
+                         f"{tuple(input_ids.shape)}")
     y = labels != -100
     wrong = y & (labels != input_ids)
-    if wrong.any(): raise ValueError(f"labels must be -100 or equal input_ids (the model scores input_ids), differ at {wrong.nonzero()[0].tolist()}")
+    if wrong.any():
+        raise ValueError("labels must be -100 or equal input_ids (the model scores input_ids), "
+                         f"differ at {wrong.nonzero()[0].tolist()}")
     return y
 
 def _check_scoring_inputs(input_ids, y_mask, attention_mask, labels=None):
-    "Checked `y_mask` (bool; or from `labels`) and `attention_mask` (bool or None) for `input_ids` (bs,T)."
+    """Checked `y_mask` (bool; or from `labels`) and `attention_mask` (bool or None) for
+    `input_ids` (bs,T)."""
     check_tensor('input_ids', input_ids, ndim=2)
     if input_ids.is_floating_point() or input_ids.dtype == torch.bool:
         raise ValueError(f"input_ids must hold integer token ids, got dtype {input_ids.dtype}")
-    if (y_mask is None) == (labels is None): raise ValueError("give exactly one of y_mask and labels (-100 off the y tokens)")
-    y_mask = as_y_mask(y_mask if labels is None else y_mask_from_labels(labels, input_ids), input_ids.shape)
+    if (y_mask is None) == (labels is None):
+        raise ValueError("give exactly one of y_mask and labels (-100 off the y tokens)")
+    y_mask = as_y_mask(y_mask if labels is None else y_mask_from_labels(labels, input_ids),
+                       input_ids.shape)
     if y_mask[:, 0].any():
-        raise ValueError(f"y_mask marks position 0 as y in example(s) {y_mask[:, 0].nonzero().flatten().tolist()[:10]}: "
-                         "the token at position t is scored by the logits at t-1, so position 0 cannot be scored")
+        raise ValueError("y_mask marks position 0 as y in example(s) "
+                         f"{y_mask[:, 0].nonzero().flatten().tolist()[:10]}: "
+                         "the token at position t is scored by the logits at t-1, so position 0 "
+                         "cannot be scored")
     if attention_mask is not None:
         check_tensor('attention_mask', attention_mask, ndim=2)
         if attention_mask.shape != input_ids.shape:
-            raise ValueError(f"attention_mask has shape {tuple(attention_mask.shape)}, expected {tuple(input_ids.shape)}")
+            raise ValueError(f"attention_mask has shape {tuple(attention_mask.shape)}, expected "
+                             f"{tuple(input_ids.shape)}")
         off = y_mask & (attention_mask == 0)
-        if off.any(): raise ValueError(f"y_mask marks padding (attention_mask 0) as y at (example, position) {off.nonzero()[0].tolist()}")
+        if off.any():
+            raise ValueError("y_mask marks padding (attention_mask 0) as y at (example, position) "
+                             f"{off.nonzero()[0].tolist()}")
     return y_mask
 
 # %% ../nbs/02_reference.ipynb #8d8d785a
 def _logits_of(out, shape) -> Tensor:
-    "The logits of a model's output: a tensor, or an object with `.logits` (Hugging Face), of `shape` (bs,k,V)."
+    """The logits of a model's output: a tensor, or an object with `.logits` (Hugging Face), of
+    `shape` (bs,k,V)."""
     logits = getattr(out, 'logits', out)
     if not isinstance(logits, Tensor):
-        raise TypeError(f"the model must return logits (bs,T,V) or an output with .logits, got {type(out).__name__}")
+        raise TypeError("the model must return logits (bs,T,V) or an output with .logits, got "
+                        f"{type(out).__name__}")
     if logits.ndim != 3 or tuple(logits.shape[:2]) != tuple(shape):
-        raise ValueError(f"the model returned logits of shape {tuple(logits.shape)}, expected ({shape[0]}, {shape[1]}, V)")
+        raise ValueError(f"the model returned logits of shape {tuple(logits.shape)}, expected "
+                         f"({shape[0]}, {shape[1]}, V)")
     return logits
 
 def _y_span(y_mask: Tensor) -> tuple:
@@ -73,50 +89,65 @@ def _y_span(y_mask: Tensor) -> tuple:
     return cols[0].item(), cols[-1].item() + 1
 
 def _y_token_surprisal(logits, input_ids, y_mask, span, chunk_elements) -> Tensor:
-    """(bs,T) surprisal of each y token from the logits one position earlier, in float32 or wider. `logits` may hold the
-    last k <= T positions only (the tail from the batch's first y token on); `span` is `_y_span(y_mask)`."""
+    """(bs,T) surprisal of each y token from the logits one position earlier, in float32 or wider.
+    `logits` may hold the last k <= T positions only (the tail from the batch's first y token on);
+    `span` is `_y_span(y_mask)`."""
     (bs, T), V = y_mask.shape, logits.shape[-1]
     off = ~y_mask
-    targets = input_ids.masked_fill(off, 0)                   # off y: 0, in range for the check below
+    # off y: 0, in range for the check below
+    targets = input_ids.masked_fill(off, 0)
     least, most = torch.aminmax(targets)
     if least.item() < 0 or most.item() >= V:
         k = ((targets < 0) | (targets >= V)).nonzero()[0].tolist()
-        raise ValueError(f"input_ids must be in [0, {V}) on y tokens, got {input_ids[k[0], k[1]].item()} at (example, position) {k}")
-    targets.masked_fill_(off, -100)                           # tokens in the span but not in y cost 0
+        raise ValueError(f"input_ids must be in [0, {V}) on y tokens, got "
+                         f"{input_ids[k[0], k[1]].item()} at (example, position) {k}")
+    # tokens in the span but not in y cost 0
+    targets.masked_fill_(off, -100)
     dtype = torch.promote_types(logits.dtype, torch.float32)
     out = torch.zeros(y_mask.shape, dtype=dtype, device=logits.device)
-    (lo, hi), first = span, T - logits.shape[1]               # the batch's y span [lo, hi); the position of logits[:, 0]
-    if first > lo - 1: raise ValueError(f"the logits start at position {first}, after {lo - 1}, the one that scores the first y token")
+    # the batch's y span [lo, hi); the position of logits[:, 0]
+    (lo, hi), first = span, T - logits.shape[1]
+    if first > lo - 1:
+        raise ValueError(f"the logits start at position {first}, after {lo - 1}, the one that "
+                         "scores the first y token")
     rows = max(1, chunk_elements // V)                        # logit rows log-softmaxed at once
-    # examples share a call only while small (their copy stays in cache); a large one is a view, never copied
+    # examples share a call only while small (their copy stays in cache); a large one is a view,
+    # never copied
     step_ex, step_t = max(1, min(rows, 2**16 // V) // (hi - lo)), min(rows, hi - lo)
     for i in range(0, bs, step_ex):                           # a few examples at a time ...
         for s in range(lo, hi, step_t):                       # ... or a part of one example's span
             e, j = min(s + step_t, hi), min(i + step_ex, bs)  # logits at t-1 score the token at t
             chunk = logits[i:j, s - 1 - first:e - 1 - first].reshape(-1, V).to(dtype)
-            out[i:j, s:e] = F.cross_entropy(chunk, targets[i:j, s:e].reshape(-1), reduction='none').view(j - i, e - s)
+            out[i:j, s:e] = F.cross_entropy(chunk, targets[i:j, s:e].reshape(-1),
+                                            reduction='none').view(j - i, e - s)
     if not torch.isfinite(out).all():
-        raise ValueError(f"the model's logits give a non-finite surprisal at (example, position) {(~torch.isfinite(out)).nonzero()[0].tolist()}")
+        raise ValueError("the model's logits give a non-finite surprisal at (example, position) "
+                         f"{(~torch.isfinite(out)).nonzero()[0].tolist()}")
     return out
 
 # %% ../nbs/02_reference.ipynb #42274ab7
 def vocabulary_size(model: nn.Module, # a causal LM
-                   ) -> int: # its input vocabulary: `get_input_embeddings()`'s size, else `config.vocab_size`; None if neither
-    "How many token ids the model reads, to check ids against before the call."
-    emb = model.get_input_embeddings() if callable(getattr(model, 'get_input_embeddings', None)) else None
-    return emb.num_embeddings if isinstance(emb, nn.Embedding) else getattr(getattr(model, 'config', None), 'vocab_size', None)
+                   ) -> int: # the number of ids it reads; None when it names none
+    """How many token ids the model reads (`get_input_embeddings()`'s size, else
+    `config.vocab_size`), to check ids against before the call."""
+    emb = (model.get_input_embeddings() if callable(getattr(model, 'get_input_embeddings', None))
+           else None)
+    return (emb.num_embeddings if isinstance(emb, nn.Embedding)
+            else getattr(getattr(model, 'config', None), 'vocab_size', None))
 
 def _check_ids_in_vocabulary(model: nn.Module, input_ids: Tensor):
     "Token ids against the model's input vocabulary (`vocabulary_size`), before the call."
     V = vocabulary_size(model)
     bad = (input_ids < 0) | (input_ids >= V) if V is not None else None
     if bad is not None and bad.any():
-        raise ValueError(f"input_ids must be in [0, {V}) for this model, got {input_ids[bad][0].item()} at (example, position) "
+        raise ValueError(f"input_ids must be in [0, {V}) for this model, got "
+                         f"{input_ids[bad][0].item()} at (example, position) "
                          f"{bad.nonzero()[0].tolist()}")
 
-def forward_params(model: nn.Module, # a model, or a wrapper whose forward passes keywords on to `.model`
+def forward_params(model: nn.Module, # a model, or a wrapper passing keywords on to `.model`
                   ) -> dict: # parameter name -> inspect.Parameter
-    "The parameters of `model.forward`, seen through a wrapper that passes keywords on (FrozenBaseModel)."
+    """The parameters of `model.forward`, seen through a wrapper that passes keywords on
+    (FrozenBaseModel)."""
     params = inspect.signature(model.forward).parameters
     while 'attention_mask' not in params and any(p.kind == p.VAR_KEYWORD for p in params.values()) \
             and isinstance(getattr(model, 'model', None), nn.Module):
@@ -129,24 +160,27 @@ def _model_kwargs(params: dict, # the parameters of the model's forward (`forwar
                   T: int, # the batch's length
                   attention_mask: Tensor=None, # (bs,T) or None
                  ) -> dict:
-    """Keywords for the model's forward, each only when the forward takes it: `attention_mask`, and `position_ids` counted
-    over the real tokens when some padding comes before a real token (left padding shifts them; right padding leaves the
-    default positions right); `use_cache=False` (no key/value cache is needed); `logits_to_keep`, so that the output layer
-    runs only from the position that scores the batch's first y token on."""
+    """Keywords for the model's forward, each only when the forward takes it: `attention_mask`, and
+    `position_ids` counted over the real tokens when some padding comes before a real token (left
+    padding shifts them; right padding leaves the default positions right); `use_cache=False` (no
+    key/value cache is needed); `logits_to_keep`, so that the output layer runs only from the
+    position that scores the batch's first y token on."""
     kw = {}
     if attention_mask is not None:
         kw['attention_mask'] = attention_mask
         if 'position_ids' in params and (attention_mask[:, :-1] < attention_mask[:, 1:]).any():
             kw['position_ids'] = (attention_mask.long().cumsum(1) - 1).clamp(min=0)
     if 'use_cache' in params: kw['use_cache'] = False
-    first = span[0] - 1                                       # the logits at `first` score the batch's first y token
+    # the logits at `first` score the batch's first y token
+    first = span[0] - 1
     if 'logits_to_keep' in params and first > 0: kw['logits_to_keep'] = T - first
     return kw
 
 # %% ../nbs/02_reference.ipynb #63edfefc
 @contextmanager
 def eval_mode(model: nn.Module): # any module
-    "`model` in eval mode inside the block, each of its modules' own mode restored exactly afterwards."
+    """`model` in eval mode inside the block, each of its modules' own mode restored exactly
+    afterwards."""
     modes = [m.training for m in model.modules()]
     if any(modes): model.eval()
     try: yield model
@@ -162,7 +196,8 @@ def score_checked(model: nn.Module, # a causal LM in eval mode (`eval_mode`)
                   attention_mask: Tensor=None, # (bs,T) 0/1 or None, 0 only off y
                   chunk_elements: int=2**23, # logits log-softmaxed at once
                  ) -> Tensor: # (bs,T) float32 (or wider) surprisal of each y token, 0 elsewhere
-    "The forward and the y-token surprisal of a batch already checked, for callers that score many (`score_dataset`)."
+    """The forward and the y-token surprisal of a batch already checked, for callers that score
+    many (`score_dataset`)."""
     with torch.inference_mode():
         span = _y_span(y_mask)
         kw = _model_kwargs(params, span, input_ids.shape[1], attention_mask)
@@ -173,17 +208,25 @@ def score_checked(model: nn.Module, # a causal LM in eval mode (`eval_mode`)
 
 def score_batch(model: nn.Module, # causal LM: returns logits (bs,T,V) or an output with `.logits`
                 input_ids: Tensor, # (bs,T) token ids, exactly as training sees them
-                y_mask: Tensor=None, # (bs,T) bool, True on the y tokens (never position 0); or give `labels`
-                attention_mask: Tensor=None, # (bs,T) 1 on real tokens, 0 on padding (left or right), passed to the model
+                # (bs,T) bool, True on the y tokens (never position 0); or give `labels`
+                y_mask: Tensor=None,
+                # (bs,T) 1 on real tokens, 0 on padding (left or right), passed to the model
+                attention_mask: Tensor=None,
                 chunk_elements: int=2**23, # logits log-softmaxed at once (bounds the extra memory)
-                labels: Tensor=None, # (bs,T) Hugging Face-style instead of y_mask: the token on y, -100 elsewhere
+                # (bs,T) Hugging Face-style instead of y_mask: the token on y, -100 elsewhere
+                labels: Tensor=None,
                ) -> BaseSurprisal:
-    "Per-example $b(x,y)$ and per-token y surprisal from a causal LM, in eval mode and without gradient."
-    if not isinstance(model, nn.Module): raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    """Per-example $b(x,y)$ and per-token y surprisal from a causal LM, in eval mode and without
+    gradient."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
     y_mask = _check_scoring_inputs(input_ids, y_mask, attention_mask, labels)
     _check_ids_in_vocabulary(model, input_ids)
-    if not isinstance(chunk_elements, int) or chunk_elements < 1: raise ValueError(f"chunk_elements must be an int >= 1, got {chunk_elements!r}")
-    with eval_mode(model): token = score_checked(model, forward_params(model), input_ids, y_mask, attention_mask, chunk_elements)
+    if not isinstance(chunk_elements, int) or chunk_elements < 1:
+        raise ValueError(f"chunk_elements must be an int >= 1, got {chunk_elements!r}")
+    with eval_mode(model):
+        token = score_checked(model, forward_params(model), input_ids, y_mask, attention_mask,
+                              chunk_elements)
     return BaseSurprisal(token.sum(1), token)
 
 # %% ../nbs/02_reference.ipynb #b1a7e0c1
@@ -196,7 +239,8 @@ class BigramLM(nn.Module):
         self.table = nn.Embedding(vocab_size, vocab_size)
         self.drop = nn.Dropout(dropout)
     def get_input_embeddings(self):
-        "The table, as Hugging Face models name their token embedding: scoring checks ids against it."
+        """The table, as Hugging Face models name their token embedding: scoring checks ids
+        against it."""
         return self.table
     def forward(self, input_ids: Tensor, # (bs,T) token ids
                ) -> Tensor: # (bs,T,V) logits
@@ -218,10 +262,12 @@ def model_fingerprint(model: nn.Module, # any module; `.config.to_dict()` is has
     return h.hexdigest()
 
 # %% ../nbs/02_reference.ipynb #21992ca6
-_FROZEN = {}  # id(parameter) -> (weakref to it, its name), for every parameter a FrozenBaseModel froze
+# id(parameter) -> (weakref to it, its name), for every parameter a FrozenBaseModel froze
+_FROZEN = {}
 
 def _refuse_grad(grad):
-    raise RuntimeError("a gradient reached a frozen base-model parameter: b must stay a constant of training")
+    raise RuntimeError("a gradient reached a frozen base-model parameter: b must stay a "
+                       "constant of training")
 
 def _refuse_frozen_params(optimizer, args, kwargs):
     "Optimizer step pre-hook: no frozen base-model parameter may be optimised."
@@ -229,27 +275,32 @@ def _refuse_frozen_params(optimizer, args, kwargs):
         for p in group['params']:
             ref = _FROZEN.get(id(p))
             if ref is not None and ref[0]() is p:
-                raise RuntimeError(f"{type(optimizer).__name__} holds the frozen base-model parameter {_FROZEN[id(p)][1]!r}: "
+                raise RuntimeError(f"{type(optimizer).__name__} holds the frozen base-model "
+                                   f"parameter {_FROZEN[id(p)][1]!r}: "
                                    "build the optimizer over the CVAE's parameters only")
 
 _HOOK = []
 
 # %% ../nbs/02_reference.ipynb #361b2a1d
 class FrozenBaseModel(nn.Module):
-    "A causal LM frozen as a z-free base model: no gradient, no optimizer, always eval, fingerprinted."
+    """A causal LM frozen as a z-free base model: no gradient, no optimizer, always eval,
+    fingerprinted."""
     def __init__(self, model: nn.Module): # the base model; its parameters are frozen in place
         super().__init__()
         self.model = model
         for name, p in model.named_parameters():
-            if p.requires_grad: p.register_hook(_refuse_grad)   # fires if requires_grad is ever switched back on
-            p.requires_grad_(False); p.grad = None   # gradients left from training the base model are discarded
+            # fires if requires_grad is ever switched back on
+            if p.requires_grad: p.register_hook(_refuse_grad)
+            # gradients left from training the base model are discarded
+            p.requires_grad_(False); p.grad = None
             _FROZEN[id(p)] = (weakref.ref(p), name)
         if not _HOOK: _HOOK.append(register_optimizer_step_pre_hook(_refuse_frozen_params))
         self._versions = self._weight_versions()
         self.fingerprint = model_fingerprint(model)
         super().train(False)
 
-    def _weight_versions(self): return [t._version for t in itertools.chain(self.model.parameters(), self.model.buffers())]
+    def _weight_versions(self):
+        return [t._version for t in itertools.chain(self.model.parameters(), self.model.buffers())]
 
     def train(self, mode: bool=True):
         "Stays in eval mode whatever `mode` is: dropout in the base model would make b noisy."
@@ -259,12 +310,16 @@ class FrozenBaseModel(nn.Module):
         "Raise if a parameter requires gradient, holds a gradient, or changed since freezing."
         for name, p in self.model.named_parameters():
             if p.requires_grad or p.grad is not None:
-                raise RuntimeError(f"base-model parameter {name!r} is not frozen (requires_grad={p.requires_grad}, grad set: {p.grad is not None})")
+                raise RuntimeError(f"base-model parameter {name!r} is not frozen "
+                                   f"(requires_grad={p.requires_grad}, grad set: "
+                                   f"{p.grad is not None})")
         if self._weight_versions() != self._versions:
-            raise RuntimeError("the base model's weights changed in place after freezing: its fingerprint no longer describes it")
+            raise RuntimeError("the base model's weights changed in place after freezing: its "
+                               "fingerprint no longer describes it")
 
     def get_input_embeddings(self):
-        "The wrapped model's token embedding (None when it has no `get_input_embeddings`): scoring checks ids against it."
+        """The wrapped model's token embedding (None when it has no `get_input_embeddings`):
+        scoring checks ids against it."""
         get = getattr(self.model, 'get_input_embeddings', None)
         return get() if callable(get) else None
 

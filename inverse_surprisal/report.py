@@ -13,32 +13,44 @@ from .config import RunConfig
 from .files import atomic_open
 
 # %% ../nbs/09b_report.ipynb #6457b9c8
-SUMMARY_KEYS = ('oracle_information', 'information_gain', 'base_gap_per_token', 'kl', 'nmi_joint', 'nmi_joint_ceiling',
-                'classes_with_own_code', 'n_classes', 'nmi_transform', 'nmi_rotation', 'mig', 'efficiency', 'wall_seconds')
-OWN_DATA_KEYS = ('base_surprisal_mean', 'recon_nll', 'kl', 'code_length_reduction', 'fractional_gain', 'weight_ess_fraction',
+SUMMARY_KEYS = ('oracle_information', 'information_gain', 'base_gap_per_token', 'kl', 'nmi_joint',
+                'nmi_joint_ceiling',
+                'classes_with_own_code', 'n_classes', 'nmi_transform', 'nmi_rotation', 'mig',
+                'efficiency', 'wall_seconds')
+OWN_DATA_KEYS = ('base_surprisal_mean', 'recon_nll', 'kl', 'code_length_reduction',
+                 'fractional_gain', 'weight_ess_fraction',
                  'wall_seconds') # the compare table's columns on own data
 
 # (metric, unit, meaning) of the end-of-run table; per example means over the held-out set
 SUMMARY_ROWS = (
     ('recon_nll', 'nats', 'l = E_q[-log p(y|x,z)], the CVAE\'s reconstruction'),
-    ('base_surprisal', 'nats', 'b-hat = -log p_base(y|x), the z-free model the weights use (= b* with --base oracle)'),
-    ('base_surprisal_mean', 'nats', 'b = -log p_base(y|x) under the pretrained base model (own data)'),
+    ('base_surprisal', 'nats',
+     'b-hat = -log p_base(y|x), the z-free model the weights use (= b* with --base oracle)'),
+    ('base_surprisal_mean', 'nats',
+     'b = -log p_base(y|x) under the pretrained base model (own data)'),
     ('code_length_reduction', 'nats', 'b - l: how many nats z saves on y against the base model'),
     ('fractional_gain', 'ratio', '(b - l) / b: the share of the base surprisal that z explains'),
-    ('weight_ess_fraction', '0-1', 'effective sample size of the example weights, over n (1: all equal)'),
+    ('weight_ess_fraction', '0-1',
+     'effective sample size of the example weights, over n (1: all equal)'),
     ('weight_max_over_mean', 'ratio', 'the heaviest example weight over the mean weight'),
-    ('weight_lightest_decile_share', '0-1', 'the share of all weight on the 10% of examples with the lowest b'),
-    ('oracle_base_surprisal', 'nats', 'b* = -log p*(y|x), the best any z-free model can do (exact)'),
-    ('base_gap_per_token', 'nats/token', '(b-hat - b*) per y token: how far the base model is from the best'),
+    ('weight_lightest_decile_share', '0-1',
+     'the share of all weight on the 10% of examples with the lowest b'),
+    ('oracle_base_surprisal', 'nats',
+     'b* = -log p*(y|x), the best any z-free model can do (exact)'),
+    ('base_gap_per_token', 'nats/token',
+     '(b-hat - b*) per y token: how far the base model is from the best'),
     ('kl', 'nats', 'KL(q(z|x,y) || p(z|x)): the rate the code spends'),
     ('information_gain', 'nats', 'b* - l: what z explains beyond the best z-free model (<= KL)'),
     ('oracle_information', 'nats', 'I(y; class | x): the most that z can explain'),
     ('efficiency', 'ratio', 'information gain / KL: the share of the rate that explains y'),
-    ('recon_term', 'term units', 'the reconstruction term optimised (plain: l; example: l / (b-hat + eps); ...)'),
+    ('recon_term', 'term units',
+     'the reconstruction term optimised (plain: l; example: l / (b-hat + eps); ...)'),
     ('beta', 'ratio', 'the KL weight at the last step'),
     ('nmi_joint', '0-1', 'NMI of the code with the true class (discrete family)'),
-    ('nmi_joint_ceiling', '0-1', 'the same for the exact posterior\'s most probable class: the best reachable'),
-    ('classes_with_own_code', 'classes', 'classes whose majority code is no other class\'s, of n_classes'),
+    ('nmi_joint_ceiling', '0-1',
+     'the same for the exact posterior\'s most probable class: the best reachable'),
+    ('classes_with_own_code', 'classes',
+     'classes whose majority code is no other class\'s, of n_classes'),
     ('n_classes', 'classes', 'true classes of the task (transform x rotation)'),
     ('nmi_transform', '0-1', 'NMI of the best code with the transform'),
     ('nmi_rotation', '0-1', 'NMI of the best code with the rotation'),
@@ -54,38 +66,51 @@ SUMMARY_ROWS = (
 def summary_table(metrics: dict, # the held-out figures of a run (`metrics.json`)
                   cfg: RunConfig=None, # its configuration, for the objective line; none without it
                  ) -> str:
-    "The end-of-run table: each figure with its unit and meaning, the settings that weigh it, and a verdict in words."
+    """The end-of-run table: each figure with its unit and meaning, the settings that weigh it,
+    and a verdict in words."""
     fmt = lambda v: f'{v:.4f}' if isinstance(v, float) else str(v)
     rows = [(k, fmt(metrics[k]), u, m) for k, u, m in SUMMARY_ROWS if metrics.get(k) is not None]
     w = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = [f"held-out results at step {metrics.get('step')} (means per example)"]
     if cfg is not None:
         o = cfg.objective
-        lines.append(f"objective: {o.recon} reconstruction term" + (f", eps = {o.eps}" if o.recon == 'example' else '') +
-                     f", beta = {o.beta}, base = {cfg.data.base_model if cfg.data.path else cfg.base}, {cfg.model.family} CVAE")
+        eps = f", eps = {o.eps}" if o.recon == 'example' else ''
+        lines.append(f"objective: {o.recon} reconstruction term" + eps +
+                     f", beta = {o.beta}, base = "
+                     f"{cfg.data.base_model if cfg.data.path else cfg.base}, "
+                     f"{cfg.model.family} CVAE")
     lines += [f'  {k:<{w[0]}}  {v:>{w[1]}}  {u:<{w[2]}}  {m}' for k, v, u, m in rows]
     gain, l = metrics.get('information_gain'), metrics.get('recon_nll')
     if gain is not None and gain < 0:
-        lines.append(f"The CVAE is worse than the z-free oracle: l exceeds b* by {-gain:.3f} nats per example, so z does not yet "
+        lines.append(f"The CVAE is worse than the z-free oracle: l exceeds b* by {-gain:.3f} nats "
+                     "per example, so z does not yet "
                      "explain anything that x leaves open.")
     elif gain is not None:
         lines.append(f"The CVAE explains {gain:.3f} nats per example beyond the best z-free model"
-                     + (f", {gain / metrics['oracle_information']:.0%} of the oracle information." if metrics.get('oracle_information') else '.'))
+                     + (f", {gain / metrics['oracle_information']:.0%} of the oracle information."
+                        if metrics.get('oracle_information') else '.'))
     red = metrics.get('code_length_reduction')
     if red is not None:
-        lines.append(f"z saves {red:.3f} nats per held-out example against the base model, a fractional gain of {metrics['fractional_gain']:.1%}"
-                     if red >= 0 else f"The CVAE's l exceeds the base model's b by {-red:.3f} nats per held-out example: "
+        lines.append(f"z saves {red:.3f} nats per held-out example against the base model, a "
+                     f"fractional gain of {metrics['fractional_gain']:.1%}"
+                     if red >= 0
+                     else f"The CVAE's l exceeds the base model's b by {-red:.3f} nats per "
+                          "held-out example: "
                      "z does not yet make up for the decoder knowing less than the base model.")
     b_hat = metrics.get('base_surprisal')
-    if l is not None and b_hat is not None and b_hat != metrics.get('oracle_base_surprisal') and l > b_hat:
-        lines.append(f"Its reconstruction is also worse than the base model's b-hat, by {l - metrics['base_surprisal']:.3f} nats per example.")
+    if (l is not None and b_hat is not None and b_hat != metrics.get('oracle_base_surprisal')
+        and l > b_hat):
+        lines.append("Its reconstruction is also worse than the base model's b-hat, by "
+                     f"{l - metrics['base_surprisal']:.3f} nats per example.")
     return '\n'.join(lines)
 
 # %% ../nbs/09b_report.ipynb #84ea1c93
 def write_figures(out, # a run directory holding `metrics.jsonl`
                  ) -> list: # the paths written
-    "PNG figures of a run directory's log, one unit per axis: each training phase apart, and the held-out run against the oracle."
-    from matplotlib.figure import Figure       # not pyplot: drawing a file leaves the caller's backend and figures alone
+    """PNG figures of a run directory's log, one unit per axis: each training phase apart, and
+    the held-out run against the oracle."""
+    # not pyplot: drawing a file leaves the caller's backend and figures alone
+    from matplotlib.figure import Figure
     out = Path(out)
     recs = [json.loads(l) for l in (out / 'metrics.jsonl').read_text().splitlines()]
     cv, ev, base = ([r for r in recs if r['phase'] == p] for p in ('cvae', 'eval', 'base'))
@@ -93,9 +118,13 @@ def write_figures(out, # a run directory holding `metrics.jsonl`
     fig = Figure(figsize=(14, 7)); ax = fig.subplots(2, 3).flatten()
     own = bool(ev) and 'information_gain' not in ev[-1]         # own data: no oracle figures
     if base: ax[0].plot(steps(base), [r['loss'] for r in base], label='base model NLL of y')
-    else: ax[0].text(0.5, 0.5, 'no base model trained:\n' + ('b from the pretrained base' if own else 'b is the exact b*'),
+    else:
+        ax[0].text(0.5, 0.5,
+                   'no base model trained:\n' + ('b from the pretrained base' if own
+                                                 else 'b is the exact b*'),
                      ha='center', va='center', transform=ax[0].transAxes)
-    ax[0].set(xlabel='base model step', ylabel='nats per example', title='Base model (training batches)')
+    ax[0].set(xlabel='base model step', ylabel='nats per example',
+              title='Base model (training batches)')
     ax[1].plot(steps(cv), [r['recon_nll'] for r in cv], label='l (reconstruction NLL)')
     ax[1].plot(steps(cv), [r['kl'] for r in cv], label='KL (rate)')
     ax[1].set(xlabel='CVAE step', ylabel='nats per example', title='CVAE (training batches)')
@@ -104,15 +133,23 @@ def write_figures(out, # a run directory holding `metrics.jsonl`
     ax[3].plot(steps(cv), [r['beta'] for r in cv], c='C4', label='beta')
     ax[3].set(xlabel='CVAE step', ylabel='KL weight (unitless)', title='KL weight schedule')
     if ev:
-        for key, label in (('recon_nll', 'l'), ('base_surprisal', 'b-hat (base model)'), ('oracle_base_surprisal', 'b* (oracle)'),
+        for key, label in (('recon_nll', 'l'), ('base_surprisal', 'b-hat (base model)'),
+                           ('oracle_base_surprisal', 'b* (oracle)'),
                            ('base_surprisal_mean', 'b (pretrained base)')):
-            if all(key in r for r in ev): ax[4].plot(steps(ev), [r[key] for r in ev], 'o-', label=label)
-        key, label = ('code_length_reduction', 'b - l') if own else ('information_gain', 'information gain b* - l')
+            if all(key in r for r in ev):
+                ax[4].plot(steps(ev), [r[key] for r in ev], 'o-', label=label)
+        key, label = (('code_length_reduction', 'b - l') if own
+                      else ('information_gain', 'information gain b* - l'))
         ax[5].plot(steps(ev), [r[key] for r in ev], 'o-', label=label)
-        if not own: ax[5].axhline(ev[-1]['oracle_information'], ls='--', c='grey', label='oracle information')
+        if not own:
+            ax[5].axhline(ev[-1]['oracle_information'], ls='--', c='grey',
+                          label='oracle information')
         ax[5].axhline(0, lw=0.5, c='k')
-    ax[4].set(xlabel='CVAE step', ylabel='nats per example', title='Held out: l against b' + ('' if own else '-hat and b*'))
-    ax[5].set(xlabel='CVAE step', ylabel='nats per example', title='Held out: ' + ('what z saves against the base' if own else 'gain against the oracle'))
+    ax[4].set(xlabel='CVAE step', ylabel='nats per example',
+              title='Held out: l against b' + ('' if own else '-hat and b*'))
+    ax[5].set(xlabel='CVAE step', ylabel='nats per example',
+              title='Held out: ' + ('what z saves against the base' if own
+                                    else 'gain against the oracle'))
     for a in ax:
         if a.get_legend_handles_labels()[0]: a.legend(fontsize=8)
     fig.tight_layout()

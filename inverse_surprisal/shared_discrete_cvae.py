@@ -16,40 +16,54 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .losses import check_field_types
-from .nn import (AlignmentEncoder, CVAEArchConfig, check_cvae_batch, context_mask, sample_continuation,
+from .nn import (AlignmentEncoder, CVAEArchConfig, check_cvae_batch, context_mask,
+                                  sample_continuation,
                                   sequence_nll, split_context)
-from .objective import CVAEOutput, ObjectiveConfig, beta_at, cvae_objective, reconstruction_term
+from .objective import (CVAEOutput, ObjectiveConfig, beta_at, cvae_objective,
+                                         reconstruction_term)
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #f3019a5a
 @dataclass
 class SharedDiscreteCVAEConfig(CVAEArchConfig):
-    "Architecture of the shared discrete CVAE (vocabulary, length and blocks from `CVAEArchConfig`)."
+    """Architecture of the shared discrete CVAE (vocabulary, length and blocks from
+    `CVAEArchConfig`)."""
     code_sizes: tuple=(4, 3) # classes per code, each >= 2
     prior: str='conditional' # 'conditional' p(z|x) or 'uniform'
-    exact_max_classes: int=64 # enumerate exactly up to this many joint classes, Gumbel-softmax beyond
+    # enumerate exactly up to this many joint classes, Gumbel-softmax beyond
+    exact_max_classes: int=64
     tau_start: float=1.0 # Gumbel temperature at step 0
     tau_min: float=0.3 # floor of the temperature
     tau_decay: float=1e-3 # tau(step) = max(tau_min, tau_start * exp(-tau_decay * step))
     class_maps: bool=False # per-joint-class offsets on the alignment head's token maps
-    estimator: str='elbo' # 'elbo': the objective's gradient | 'em': the exact posterior as target (exact enumeration only)
+    # 'elbo': the objective's gradient | 'em': the exact posterior as target (exact enumeration
+    # only)
+    estimator: str='elbo'
 
     def __post_init__(self):
         self.code_sizes = tuple(self.code_sizes)
         if not self.code_sizes or any(not isinstance(k, int) or k < 2 for k in self.code_sizes):
             raise ValueError(f"code_sizes must be one or more ints >= 2, got {self.code_sizes!r}")
         self._check_ints('exact_max_classes')
-        if self.prior not in ('conditional', 'uniform'): raise ValueError(f"prior must be 'conditional' or 'uniform', got {self.prior!r}")
+        if self.prior not in ('conditional', 'uniform'):
+            raise ValueError(f"prior must be 'conditional' or 'uniform', got {self.prior!r}")
         if not (0 < self.tau_min <= self.tau_start) or self.tau_decay < 0:
-            raise ValueError(f"need 0 < tau_min <= tau_start and tau_decay >= 0, got {self.tau_min}, {self.tau_start}, {self.tau_decay}")
-        if self.estimator not in ('elbo', 'em'): raise ValueError(f"estimator must be 'elbo' or 'em', got {self.estimator!r}")
+            raise ValueError("need 0 < tau_min <= tau_start and tau_decay >= 0, got "
+                             f"{self.tau_min}, {self.tau_start}, {self.tau_decay}")
+        if self.estimator not in ('elbo', 'em'):
+            raise ValueError(f"estimator must be 'elbo' or 'em', got {self.estimator!r}")
         if self.estimator == 'em' and self.n_joint > self.exact_max_classes:
-            raise ValueError(f"estimator='em' needs exact enumeration: {self.n_joint} joint classes > exact_max_classes={self.exact_max_classes}")
-        if self.class_maps and self.aux_head != 'alignment': raise ValueError("class_maps needs aux_head='alignment'")
+            raise ValueError(f"estimator='em' needs exact enumeration: {self.n_joint} joint "
+                             f"classes > exact_max_classes={self.exact_max_classes}")
+        if self.class_maps and self.aux_head != 'alignment':
+            raise ValueError("class_maps needs aux_head='alignment'")
 
-    def check_objective(self, objective: ObjectiveConfig): # the EM estimator's target is the posterior at temperature beta
-        "Raise if the estimator cannot optimise this objective (EM needs beta > 0 and no free bits)."
+    def check_objective(self,
+                        objective: ObjectiveConfig): # EM's target is the posterior at beta
+        """Raise if the estimator cannot optimise this objective (EM needs beta > 0 and no free
+        bits)."""
         if self.estimator == 'em' and (objective.beta <= 0 or objective.free_bits > 0):
-            raise ValueError(f"estimator='em' needs objective.beta > 0 and no free bits, got beta={objective.beta}, free_bits={objective.free_bits}")
+            raise ValueError("estimator='em' needs objective.beta > 0 and no free bits, got "
+                             f"beta={objective.beta}, free_bits={objective.free_bits}")
 
     @property
     def n_joint(self) -> int: return math.prod(self.code_sizes)
@@ -59,42 +73,57 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #5a268038
 class SharedDiscreteCVAE(nn.Module):
-    "Conditional VAE with categorical codes shared by every y position; one prefix embedding per code."
+    """Conditional VAE with categorical codes shared by every y position; one prefix embedding
+    per code."""
     def __init__(self, cfg: SharedDiscreteCVAEConfig, objective: ObjectiveConfig):
         super().__init__()
         cfg.check_objective(objective)
         self.cfg, self.objective = cfg, objective
         n_logits = sum(cfg.code_sizes)
         self.decoder, self.encoder = cfg.make_decoder(), cfg.make_encoder(n_logits)
-        self.prior_net = cfg.make_encoder(n_logits, context_only=True) if cfg.prior == 'conditional' else None
+        self.prior_net = (cfg.make_encoder(n_logits, context_only=True)
+                          if cfg.prior == 'conditional'
+                          else None)
         self.code_emb = nn.ModuleList(nn.Embedding(k, cfg.d_model) for k in cfg.code_sizes)
         self.aux_head = cfg.make_aux_head(cfg.d_model, cfg.n_joint if cfg.class_maps else 0)
-        self.register_buffer('joint_grid', torch.cartesian_prod(*[torch.arange(k) for k in cfg.code_sizes]).reshape(-1, len(cfg.code_sizes)))
+        grid = torch.cartesian_prod(*[torch.arange(k) for k in cfg.code_sizes])
+        self.register_buffer('joint_grid', grid.reshape(-1, len(cfg.code_sizes)))
 
-    def _split(self, logits: Tensor) -> list: return [l.log_softmax(-1) for l in logits.split(self.cfg.code_sizes, -1)]
-    def posterior(self, input_ids: Tensor, attention_mask: Tensor=None) -> list: # log q_m, one (bs,K_m) per code
-        "Each code's posterior q_m(c|x,y) from the whole sequence (its real tokens under `attention_mask`)."
-        return self._split(self.encoder(input_ids) if attention_mask is None else self.encoder(input_ids, attention_mask))
-    def prior(self, context_ids: Tensor, context: Tensor=None) -> list: # log p_m, one (bs,K_m) per code; `context`: mask of x
+    def _split(self, logits: Tensor) -> list:
+        return [l.log_softmax(-1) for l in logits.split(self.cfg.code_sizes, -1)]
+    def posterior(self, input_ids: Tensor,
+                  attention_mask: Tensor=None) -> list: # log q_m, one (bs,K_m) per code
+        """Each code's posterior q_m(c|x,y) from the whole sequence (its real tokens under
+        `attention_mask`)."""
+        return self._split(self.encoder(input_ids) if attention_mask is None
+                           else self.encoder(input_ids, attention_mask))
+    def prior(self, context_ids: Tensor,
+              context: Tensor=None) -> list: # log p_m, one (bs,K_m) per code; `context`: mask of x
         "Each code's prior p_m(c|x) from the context alone, or uniform without a prior network."
         if self.prior_net is None:
-            return [torch.full((len(context_ids), k), -math.log(k), device=context_ids.device) for k in self.cfg.code_sizes]
-        return self._split(self.prior_net(context_ids) if context is None else self.prior_net(context_ids, context))
+            return [torch.full((len(context_ids), k), -math.log(k), device=context_ids.device)
+                    for k in self.cfg.code_sizes]
+        return self._split(self.prior_net(context_ids) if context is None
+                           else self.prior_net(context_ids, context))
 
-    def prefix(self, onehots: list) -> Tensor: # (bs, M, d): one embedding per code from (soft or hard) one-hots
+    def prefix(self,
+               onehots: list) -> Tensor: # (bs, M, d): each code's embedding from its (soft) one-hot
         "The decoder's prefix: each code's embedding, weighted by its one-hot."
         return torch.stack([oh @ emb.weight for oh, emb in zip(onehots, self.code_emb)], 1)
-    def joint_log_prob(self, logs: list) -> Tensor: # (bs,C) log q(c) or log p(c) of every joint class c
+    def joint_log_prob(self,
+                       logs: list) -> Tensor: # (bs,C) log q(c) or log p(c) of every joint class c
         "The joint class's log probability from the codes' (independent) log probabilities."
         return sum(lp[:, self.joint_grid[:, m]] for m, lp in enumerate(logs))
-    def joint_class(self, codes: list) -> Tensor: # (bs,) joint class index from each code's value, (bs,) each
+    def joint_class(self,
+                    codes: list) -> Tensor: # (bs,) joint class index from each code's (bs,) values
         "The row of `joint_grid` that a tuple of code values names."
         return sum(c * math.prod(self.cfg.code_sizes[m + 1:]) for m, c in enumerate(codes))
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #f10ea78b
 @patch
 def _per_class(self: SharedDiscreteCVAE, input_ids, y_mask):
-    "Decoder and head NLL of every joint class, one decoder pass each: (l(c) (bs,C), token NLL (bs,C,T), head NLL (bs,C))."
+    """Decoder and head NLL of every joint class, one decoder pass each: (l(c) (bs,C), token NLL
+    (bs,C,T), head NLL (bs,C))."""
     bs, C, pre = len(input_ids), self.cfg.n_joint, self.class_prefix()
     ids, ym = input_ids.repeat_interleave(C, 0), y_mask.repeat_interleave(C, 0)
     l_c, tok_c = sequence_nll(self.decoder, ids, ym, pre.repeat(bs, 1, 1))
@@ -105,7 +134,8 @@ def _per_class(self: SharedDiscreteCVAE, input_ids, y_mask):
 @patch
 def class_prefix(self: SharedDiscreteCVAE) -> Tensor: # (C,M,d) the prefix of every joint class
     "The prefix embeddings of every joint class, in `joint_grid` order."
-    return self.prefix([F.one_hot(self.joint_grid[:, m], k).float() for m, k in enumerate(self.cfg.code_sizes)])
+    return self.prefix([F.one_hot(self.joint_grid[:, m], k).float()
+                        for m, k in enumerate(self.cfg.code_sizes)])
 
 @patch
 def _head(self: SharedDiscreteCVAE, z, ids, ym, classes):
@@ -129,28 +159,41 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
             base_token_surprisal: Tensor=None, # (bs,T) for the token term
             base_mean: float=None, # E_D[b] for the distribution term
             step: int=0, # training step: beta and temperature schedules
-            exact: bool=None, # force exact enumeration (True) or Gumbel (False); by threshold when None
-            attention_mask: Tensor=None, # (bs,T) for variable-length, right-padded batches (text pairs)
+            # force exact enumeration (True) or Gumbel (False); by threshold when None
+            exact: bool=None,
+            # (bs,T) for variable-length, right-padded batches (text pairs)
+            attention_mask: Tensor=None,
            ) -> CVAEOutput:
-    "Posterior per code, exact or Gumbel reconstruction, analytic KL per code, and the objective (ELBO or EM)."
-    check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal, variable=attention_mask is not None)
-    if attention_mask is None: log_q, log_p = self.posterior(input_ids), self.prior(split_context(input_ids, y_mask))
-    else:                                # as in the continuous family: each example's own context; padding never read
+    """Posterior per code, exact or Gumbel reconstruction, analytic KL per code, and the
+    objective (ELBO or EM)."""
+    check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal,
+                     variable=attention_mask is not None)
+    if attention_mask is None:
+        log_q, log_p = self.posterior(input_ids), self.prior(split_context(input_ids, y_mask))
+    # as in the continuous family: each example's own context; padding never read
+    else:
         self.cfg.check_variable_length()
-        log_q, log_p = self.posterior(input_ids, attention_mask.bool()), self.prior(input_ids, context_mask(y_mask, attention_mask))
-    kl_units = torch.stack([(lq.exp() * (lq - lp)).sum(1) for lq, lp in zip(log_q, log_p)], 1)      # (bs,M)
+        log_q, log_p = (self.posterior(input_ids, attention_mask.bool()),
+                        self.prior(input_ids, context_mask(y_mask, attention_mask)))
+    # (bs,M)
+    kl_units = torch.stack([(lq.exp() * (lq - lp)).sum(1) for lq, lp in zip(log_q, log_p)], 1)
     exact = self.cfg.n_joint <= self.cfg.exact_max_classes if exact is None else exact
     if exact:
         per_class, log_qc = self._per_class(input_ids, y_mask), self.joint_log_prob(log_q)
         qc = log_qc.exp()
-        l, tok, aux = (qc * per_class[0]).sum(1), (qc[..., None] * per_class[1]).sum(1), (qc * per_class[2]).sum(1)
+        l, tok, aux = ((qc * per_class[0]).sum(1), (qc[..., None] * per_class[1]).sum(1),
+                       (qc * per_class[2]).sum(1))
         sample = log_qc
-    else: l, tok, aux, sample = self._gumbel_reconstruction(input_ids, y_mask, log_q, self.cfg.tau_at(step))
-    out = cvae_objective(self.objective, step, l, tok, y_mask, kl_units, base_surprisal, base_token_surprisal, base_mean, aux,
+    else:
+        l, tok, aux, sample = self._gumbel_reconstruction(input_ids, y_mask, log_q,
+                                                          self.cfg.tau_at(step))
+    out = cvae_objective(self.objective, step, l, tok, y_mask, kl_units, base_surprisal,
+                         base_token_surprisal, base_mean, aux,
                          extras=dict(log_q=log_q, log_p=log_p, exact=exact, sample=sample))
     if self.cfg.estimator == 'em':
         if not exact: raise ValueError("estimator='em' needs exact=True (or None)")
-        out.loss = self.em_loss(step, per_class, log_qc, self.joint_log_prob(log_p), y_mask, base_surprisal, base_token_surprisal, base_mean)
+        out.loss = self.em_loss(step, per_class, log_qc, self.joint_log_prob(log_p), y_mask,
+                                base_surprisal, base_token_surprisal, base_mean)
     return out
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #95d14140
@@ -160,24 +203,32 @@ def generate(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor, # (bs,
              source: str='prior', # 'prior' z ~ p(z|x); 'posterior' z ~ q(z|x,y)
              greedy: bool=False, generator: torch.Generator=None,
             ) -> Tensor: # (bs, n_y)
-    "Sample y given x, with the codes drawn from the prior (generation) or the posterior (reconstruction)."
-    if source not in ('prior', 'posterior'): raise ValueError(f"source must be 'prior' or 'posterior', got {source!r}")
+    """Sample y given x, with the codes drawn from the prior (generation) or the posterior
+    (reconstruction)."""
+    if source not in ('prior', 'posterior'):
+        raise ValueError(f"source must be 'prior' or 'posterior', got {source!r}")
     context = split_context(input_ids, y_mask)
     logs = self.prior(context) if source == 'prior' else self.posterior(input_ids)
-    onehots = [F.one_hot(torch.multinomial(lp.exp(), 1, generator=generator)[:, 0], k).float() for lp, k in zip(logs, self.cfg.code_sizes)]
-    return sample_continuation(self.decoder, context, input_ids.shape[1] - context.shape[1], self.prefix(onehots), greedy, generator)
+    onehots = [F.one_hot(torch.multinomial(lp.exp(), 1, generator=generator)[:, 0], k).float()
+               for lp, k in zip(logs, self.cfg.code_sizes)]
+    return sample_continuation(self.decoder, context, input_ids.shape[1] - context.shape[1],
+                               self.prefix(onehots), greedy, generator)
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #62469b61
 @patch
 def em_loss(self: SharedDiscreteCVAE, step: int, # training step (the prior's beta warm-up)
             per_class: tuple, # (l(c) (bs,C), token NLL (bs,C,T), head NLL (bs,C)) from `_per_class`
-            log_qc: Tensor, log_pc: Tensor, # (bs,C) encoder's and prior's log probability of each joint class
-            y_mask: Tensor, base_surprisal: Tensor, base_token_surprisal: Tensor=None, base_mean: float=None,
+            # (bs,C) encoder's and prior's log probability of each joint class
+            log_qc: Tensor, log_pc: Tensor,
+            y_mask: Tensor, base_surprisal: Tensor, base_token_surprisal: Tensor=None,
+            base_mean: float=None,
            ) -> Tensor: # () the EM surrogate, averaged over the batch
-    "Decoder and head on the exact tempered posterior of the current model; prior and encoder fitted to it."
+    """Decoder and head on the exact tempered posterior of the current model; prior and encoder
+    fitted to it."""
     cfg, (l_c, tok_c, aux_c), (bs, C) = self.objective, per_class, log_qc.shape
     rep = lambda t: None if t is None else t.repeat_interleave(C, 0)
-    r_c = reconstruction_term(cfg, l_c.reshape(-1), tok_c.reshape(bs * C, -1), rep(y_mask), rep(base_surprisal),
+    r_c = reconstruction_term(cfg, l_c.reshape(-1), tok_c.reshape(bs * C, -1), rep(y_mask),
+                              rep(base_surprisal),
                               rep(base_token_surprisal), base_mean)[0].view(bs, C)
     cost = r_c + cfg.aux_weight * aux_c
     with torch.no_grad(): post = torch.softmax(log_pc - cost / cfg.beta, 1)
@@ -190,7 +241,8 @@ class SplitConfig:
     every: int=0 # try a split every this many steps (0: never)
     start: int=150 # first step that may split
     stop: float=0.75 # no split at or after this fraction of the run's steps
-    dead_frac: float=0.2 # a class is dead when its share of argmax assignments is below dead_frac / C
+    # a class is dead when its share of argmax assignments is below dead_frac / C
+    dead_frac: float=0.2
     n_examples: int=512 # training examples drawn for the usage and head-loss statistics
     n_top: int=64 # the source class's most confident examples, whose gradients choose the split
     em_iters: int=30 # partial hard-EM iterations on the two copies after the split (0: none)
@@ -198,53 +250,75 @@ class SplitConfig:
 
     def __post_init__(self):
         check_field_types(self)
-        for name, lo in (('every', 0), ('start', 0), ('n_examples', 2), ('n_top', 2), ('em_iters', 0)):
+        for name, lo in (('every', 0), ('start', 0), ('n_examples', 2), ('n_top', 2),
+                         ('em_iters', 0)):
             v = getattr(self, name)
             if v < lo: raise ValueError(f"split.{name} must be an int >= {lo}, got {v!r}")
-        if not 0 < self.stop <= 1: raise ValueError(f"split.stop must be in (0, 1], got {self.stop!r}")
+        if not 0 < self.stop <= 1:
+            raise ValueError(f"split.stop must be in (0, 1], got {self.stop!r}")
         if not self.em_lr > 0: raise ValueError(f"split.em_lr must be > 0, got {self.em_lr!r}")
-        if not 0 < self.dead_frac < 1: raise ValueError(f"split.dead_frac must be in (0, 1), got {self.dead_frac!r}")
+        if not 0 < self.dead_frac < 1:
+            raise ValueError(f"split.dead_frac must be in (0, 1), got {self.dead_frac!r}")
 
-    def due(self, step: int, total: int) -> bool: # whether to try a split before training step `step` of `total`
-        "Whether a split is tried before step `step`: every `every` steps from `start` up to `stop` of the run."
-        return self.every > 0 and self.start <= step < self.stop * total and (step - self.start) % self.every == 0
+    def due(self, step: int,
+            total: int) -> bool: # whether to try a split before training step `step` of `total`
+        """Whether a split is tried before step `step`: every `every` steps from `start` up to
+        `stop` of the run."""
+        if self.every <= 0: return False
+        return self.start <= step < self.stop * total and (step - self.start) % self.every == 0
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #acba8a3a
 @torch.no_grad()
-def split_statistics(model: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor, # (n,T) a sample of training examples
-                    ) -> tuple: # (posterior (n,C), usage (C,) argmax shares, head-loss mass (C,) mean of pi(c) a_c, a_c (n,C))
-    "The model's exact posterior over the classes of a single code, each class's usage under it and the head loss it carries."
-    if len(model.cfg.code_sizes) != 1 or not model.cfg.class_maps or model.cfg.n_joint > model.cfg.exact_max_classes:
-        raise ValueError(f"splitting needs a single code, class_maps=True and exact enumeration, got code_sizes={model.cfg.code_sizes}, "
-                         f"class_maps={model.cfg.class_maps}, exact_max_classes={model.cfg.exact_max_classes}")
+def split_statistics(model: SharedDiscreteCVAE, input_ids: Tensor,
+                     y_mask: Tensor, # (n,T) a sample of training examples
+                    ) -> tuple: # (posterior (n,C), usage (C,), head-loss mass (C,), a_c (n,C))
+    """The model's exact posterior over the classes of a single code, each class's usage under it
+    (its share of the argmaxes) and the head loss it carries (the mean of pi(c) a_c)."""
+    if (len(model.cfg.code_sizes) != 1 or not model.cfg.class_maps
+        or model.cfg.n_joint > model.cfg.exact_max_classes):
+        raise ValueError("splitting needs a single code, class_maps=True and exact enumeration, "
+                         f"got code_sizes={model.cfg.code_sizes}, "
+                         f"class_maps={model.cfg.class_maps}, "
+                         f"exact_max_classes={model.cfg.exact_max_classes}")
     obj = model.objective
-    if obj.beta <= 0: raise ValueError(f"splitting needs objective.beta > 0 (the posterior's temperature), got {obj.beta}")
+    if obj.beta <= 0:
+        raise ValueError("splitting needs objective.beta > 0 (the posterior's "
+                         f"temperature), got {obj.beta}")
     l_c, _, a_c = model._per_class(input_ids, y_mask)
     log_pc = model.joint_log_prob(model.prior(split_context(input_ids, y_mask)))
     post = torch.softmax(log_pc - (l_c + obj.aux_weight * a_c) / obj.beta, 1)
-    return post, torch.bincount(post.argmax(1), minlength=len(a_c[0])).float() / len(post), (post * a_c).mean(0), a_c
+    return (post, torch.bincount(post.argmax(1), minlength=len(a_c[0])).float() / len(post),
+            (post * a_c).mean(0), a_c)
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #25aa9505
-def split_directions(model: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor, # (n,T) the source's top examples
+def split_directions(model: SharedDiscreteCVAE, input_ids: Tensor,
+                     y_mask: Tensor, # (n,T) the source's top examples
                      source: int, # the class to split
-                    ) -> tuple: # (plus (n,) bool half, U (K,V,V) map direction, u (d,) embedding direction) or None
-    "The two halves of the source's examples and the unit directions that separate their mean head-loss gradients."
+                    ) -> tuple: # (plus (n,) bool, U (K,V,V), u (d,) directions) or None
+    """The two halves of the source's examples and the unit directions that separate their mean
+    head-loss gradients."""
     h, n = model.aux_head, len(input_ids)
     offsets = h.class_maps[source].detach().expand(n, *h.relations.shape).clone().requires_grad_()
     emb = model.code_emb[0].weight[source].detach().expand(n, -1).clone().requires_grad_()
-    G = [g.flatten(1) for g in torch.autograd.grad(h(emb, input_ids, y_mask, offsets=offsets).sum(), [offsets, emb])]
-    Gc = torch.cat([(g - g.mean(0)) / (g - g.mean(0)).pow(2).sum(1).mean().sqrt().clamp_min(1e-12) for g in G], 1)
+    G = [g.flatten(1)
+         for g in torch.autograd.grad(h(emb, input_ids, y_mask, offsets=offsets).sum(),
+                                      [offsets, emb])]
+    Gc = torch.cat([(g - g.mean(0)) / (g - g.mean(0)).pow(2).sum(1).mean().sqrt().clamp_min(1e-12)
+                    for g in G], 1)
     plus = Gc @ torch.linalg.svd(Gc, full_matrices=False).Vh[0] > 0
     if plus.all() or not plus.any(): return None
-    U, u = [(g[plus].mean(0) - g[~plus].mean(0)) / (g[plus].mean(0) - g[~plus].mean(0)).norm().clamp_min(1e-12) for g in G]
+    gaps = [g[plus].mean(0) - g[~plus].mean(0) for g in G]
+    U, u = [gap / gap.norm().clamp_min(1e-12) for gap in gaps]
     return plus, U.view(h.relations.shape), u
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #19730c0b
 @torch.no_grad()
-def _best_of_two(model, input_ids, y_mask, source, U, u, t) -> tuple: # (mean best-of-two head NLL, map step, embedding step)
+def _best_of_two(model, input_ids, y_mask, source, U, u,
+                 t) -> tuple: # (mean best-of-two head NLL, map step, embedding step)
     h, e0, n = model.aux_head, model.code_emb[0].weight[source], len(input_ids)
     dm, de = 4 * t, 0.25 * t * e0.norm()
-    nll = [h((e0 + s * de * u).expand(n, -1), input_ids, y_mask, offsets=(h.class_maps[source] + s * dm * U).expand(n, *U.shape))
+    nll = [h((e0 + s * de * u).expand(n, -1), input_ids, y_mask,
+             offsets=(h.class_maps[source] + s * dm * U).expand(n, *U.shape))
            for s in (-1, 1)]
     return torch.minimum(*nll).mean().item(), dm, de
 
@@ -253,7 +327,8 @@ def _logit_layer(enc: nn.Module) -> nn.Linear: # the layer whose row k gives cla
 
 @torch.no_grad()
 def _write_split(model, optimizer, source, dead, U, u, dm, de):
-    "Copy the source into the dead class, move the two copies apart, halve their mass, copy the optimizer's moments."
+    """Copy the source into the dead class, move the two copies apart, halve their mass, copy the
+    optimizer's moments."""
     E, M = model.code_emb[0].weight, model.aux_head.class_maps
     e0, m0 = E[source].clone(), M[source].clone()
     E[source], E[dead], M[source], M[dead] = e0 - de * u, e0 + de * u, m0 - dm * U, m0 + dm * U
@@ -261,20 +336,27 @@ def _write_split(model, optimizer, source, dead, U, u, dm, de):
     for net in (model.encoder, model.prior_net):
         if net is None: continue
         lin = _logit_layer(net); lin.weight[dead] = lin.weight[source]
-        lin.bias[source] -= math.log(2); lin.bias[dead] = lin.bias[source]; params += [lin.weight, lin.bias]
+        lin.bias[source] -= math.log(2)
+        lin.bias[dead] = lin.bias[source]; params += [lin.weight, lin.bias]
     for p in params:
         for v in (optimizer.state.get(p, {}).values() if optimizer is not None else ()):
             if torch.is_tensor(v) and v.shape == p.shape: v[dead] = v[source]
 
-def _refine_split(model, input_ids, y_mask, pair, cfg) -> tuple: # (the copies' shares of the examples, mean best-of-two head NLL)
+def _refine_split(model, input_ids, y_mask, pair,
+                  cfg) -> tuple: # (the copies' shares of the examples, mean best-of-two head NLL)
     "Partial hard EM on the two copies' embeddings and map offsets over the source's top examples."
     h, n, pair = model.aux_head, len(input_ids), list(pair)
-    E, M = model.code_emb[0].weight[pair].detach().clone().requires_grad_(), h.class_maps[pair].detach().clone().requires_grad_()
+    E, M = (model.code_emb[0].weight[pair].detach().clone().requires_grad_(),
+            h.class_maps[pair].detach().clone().requires_grad_())
     share, best = [0.5, 0.5], None
     for it in range(cfg.em_iters):
-        nll = torch.stack([h(E[j].expand(n, -1), input_ids, y_mask, offsets=M[j].expand(n, *M.shape[1:])) for j in (0, 1)], 1)
-        diff = (nll[:, 0] - nll[:, 1]).detach()      # the first half of the iterations splits at the median: no copy starves
-        assign = F.one_hot((diff > (diff.median() if it < cfg.em_iters // 2 else 0)).long(), 2).float()
+        head_nll = lambda j: h(E[j].expand(n, -1), input_ids, y_mask,
+                               offsets=M[j].expand(n, *M.shape[1:]))
+        nll = torch.stack([head_nll(0), head_nll(1)], 1)
+        # the first half of the iterations splits at the median: no copy starves
+        diff = (nll[:, 0] - nll[:, 1]).detach()
+        cut = diff.median() if it < cfg.em_iters // 2 else 0
+        assign = F.one_hot((diff > cut).long(), 2).float()
         gE, gM = torch.autograd.grad((assign * nll).sum() / n, [E, M])
         with torch.no_grad(): E -= cfg.em_lr * gE; M -= cfg.em_lr * gM
         share, best = assign.mean(0).tolist(), nll.detach().min(1).values.mean().item()
@@ -282,11 +364,14 @@ def _refine_split(model, input_ids, y_mask, pair, cfg) -> tuple: # (the copies' 
     return share, best
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #94cc6732
-def split_dead_code(model: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor, # (n,T) a sample of training examples
+def split_dead_code(model: SharedDiscreteCVAE, input_ids: Tensor,
+                    y_mask: Tensor, # (n,T) a sample of training examples
                     cfg: SplitConfig=SplitConfig(), # dead threshold and the number of top examples
-                    optimizer: torch.optim.Optimizer=None, # its per-parameter moments are copied with the rows
-                   ) -> dict: # what was split (source, dead, step scale, head NLL before and after), or None
-    "If a class is dead, split the class carrying the most head loss into it and let the two copies specialise."
+                    # its per-parameter moments are copied with the rows
+                    optimizer: torch.optim.Optimizer=None,
+                   ) -> dict: # source, dead, step scale, head NLL before and after; None: no split
+    """If a class is dead, split the class carrying the most head loss into it and let the two
+    copies specialise."""
     post, usage, mass, head_nll = split_statistics(model, input_ids, y_mask)
     C, source = len(usage), int(mass.argmax())
     dead = [k for k in range(C) if usage[k] < cfg.dead_frac / C and k != source]
@@ -302,6 +387,7 @@ def split_dead_code(model: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor
     after, dm, de = steps[t]
     _write_split(model, optimizer, source, dead[0], U, u, dm, de)
     share, refined = _refine_split(model, ids, ym, (source, dead[0]), cfg)
-    return dict(source=source, dead=dead[0], usage=[round(x, 4) for x in usage.tolist()], step_scale=t,
+    return dict(source=source, dead=dead[0], usage=[round(x, 4) for x in usage.tolist()],
+                step_scale=t,
                 head_nll_before=before, head_nll_after_step=after,
                 head_nll_after_em=refined, shares_after_em=share)

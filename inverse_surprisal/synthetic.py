@@ -14,7 +14,8 @@ import torch
 from fastcore.basics import patch
 from torch import Tensor
 
-from .losses import (RECON_TERMS, check_positive_number, example_inverse_surprisal_weights,
+from .losses import (RECON_TERMS, check_positive_number,
+                                      example_inverse_surprisal_weights,
                                       token_surprisal_share_weights)
 
 # %% ../nbs/03_synthetic.ipynb #357d2f1d
@@ -45,37 +46,55 @@ class SyntheticTask:
                  transforms: tuple=TRANSFORMS, # which transforms the factor T ranges over
                  difficulty_probs: tuple=None, # p(d); uniform when None
                 ):
-        if not isinstance(vocab_size, int) or vocab_size < 2: raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
-        if not isinstance(length, int) or length < 1: raise ValueError(f"length must be an int >= 1, got {length!r}")
+        if not isinstance(vocab_size, int) or vocab_size < 2:
+            raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
+        if not isinstance(length, int) or length < 1:
+            raise ValueError(f"length must be an int >= 1, got {length!r}")
         if not isinstance(n_rotations, int) or not 1 <= n_rotations <= length:
-            raise ValueError(f"n_rotations must be an int in [1, length={length}], got {n_rotations!r}")
+            raise ValueError(f"n_rotations must be an int in [1, length={length}], got "
+                             f"{n_rotations!r}")
         if not noise_levels or any(not (0 < float(e) <= 1) for e in noise_levels):
-            raise ValueError(f"noise_levels must be a non-empty sequence of values in (0, 1], got {noise_levels!r}")
-        if not transforms or len(set(transforms)) != len(transforms) or any(t not in TRANSFORMS for t in transforms):
-            raise ValueError(f"transforms must be distinct names from {TRANSFORMS}, got {transforms!r}")
+            raise ValueError("noise_levels must be a non-empty sequence of values in (0, 1], got "
+                             f"{noise_levels!r}")
+        if (not transforms or len(set(transforms)) != len(transforms)
+            or any(t not in TRANSFORMS for t in transforms)):
+            raise ValueError(f"transforms must be distinct names from {TRANSFORMS}, "
+                             f"got {transforms!r}")
         D = len(noise_levels)
-        probs = torch.full((D,), 1 / D, dtype=torch.float64) if difficulty_probs is None else torch.tensor(difficulty_probs, dtype=torch.float64)
+        probs = (torch.full((D,), 1 / D, dtype=torch.float64) if difficulty_probs is None
+                 else torch.tensor(difficulty_probs, dtype=torch.float64))
         if probs.shape != (D,) or (probs < 0).any() or abs(probs.sum().item() - 1) > 1e-9:
-            raise ValueError(f"difficulty_probs must be {D} nonnegative numbers summing to 1, got {difficulty_probs!r}")
-        self.vocab_size, self.length, self.n_rotations, self.transforms = vocab_size, length, n_rotations, tuple(transforms)
+            raise ValueError(f"difficulty_probs must be {D} nonnegative numbers summing to 1, got "
+                             f"{difficulty_probs!r}")
+        self.vocab_size, self.length, self.n_rotations, self.transforms = (vocab_size, length,
+                                                                           n_rotations,
+                                                                           tuple(transforms))
         self.noise_levels = torch.tensor([float(e) for e in noise_levels], dtype=torch.float64)
         self.difficulty_probs = probs
-        self.sep_id = vocab_size + D                      # token ids: content 0..V-1, tags V..V+D-1, separator V+D
+        # token ids: content 0..V-1, tags V..V+D-1, separator V+D
+        self.sep_id = vocab_size + D
         self.n_tokens = vocab_size + D + 1
-        self.factor_grid = torch.cartesian_prod(torch.arange(len(self.transforms)), torch.arange(n_rotations))  # (C, 2)
+        # (C, 2)
+        self.factor_grid = torch.cartesian_prod(torch.arange(len(self.transforms)),
+                                                torch.arange(n_rotations))
         self.n_classes = len(self.factor_grid)
 
     def __repr__(self):
-        return (f"SyntheticTask(vocab_size={self.vocab_size}, length={self.length}, noise_levels={tuple(self.noise_levels.tolist())}, "
-                f"n_rotations={self.n_rotations}, transforms={self.transforms}, C={self.n_classes})")
+        return (f"SyntheticTask(vocab_size={self.vocab_size}, length={self.length}, "
+                f"noise_levels={tuple(self.noise_levels.tolist())}, "
+                f"n_rotations={self.n_rotations}, transforms={self.transforms}, "
+                f"C={self.n_classes})")
 
 # %% ../nbs/03_synthetic.ipynb #e7ed024d
 def _clean_targets(task: SyntheticTask, content: Tensor) -> Tensor:
     "u for every joint factor value: (n, C, L) from content (n, L)."
     L = task.length
-    per_t = torch.stack([_apply_transform(t, content, task.vocab_size) for t in task.transforms], 1)   # (n, nT, L)
-    rot = (torch.arange(L)[None, :] + torch.arange(task.n_rotations)[:, None]) % L                      # (R, L): rotate_left
-    u = per_t[:, :, rot]                                                                              # (n, nT, R, L)
+    # (n, nT, L)
+    per_t = torch.stack([_apply_transform(t, content, task.vocab_size) for t in task.transforms], 1)
+    # (R, L): rotate_left
+    rot = (torch.arange(L)[None, :] + torch.arange(task.n_rotations)[:, None]) % L
+    # (n, nT, R, L)
+    u = per_t[:, :, rot]
     return u.reshape(len(content), task.n_classes, L)
 
 @patch
@@ -85,24 +104,32 @@ def sample(self: SyntheticTask, n: int, # examples
     "Draw `n` examples reproducibly from `seed`."
     if not isinstance(n, int) or n < 0: raise ValueError(f"n must be an int >= 0, got {n!r}")
     g = torch.Generator().manual_seed(int(seed))
-    d = torch.multinomial(self.difficulty_probs, n, replacement=True, generator=g) if n else torch.zeros(0, dtype=torch.long)
+    d = (torch.multinomial(self.difficulty_probs, n, replacement=True, generator=g) if n
+         else torch.zeros(0, dtype=torch.long))
     content = torch.randint(0, self.vocab_size, (n, self.length), generator=g)
     c = torch.randint(0, self.n_classes, (n,), generator=g)
-    u = _clean_targets(self, content)[torch.arange(n), c]                                              # (n, L)
-    noisy = torch.rand(n, self.length, generator=g, dtype=torch.float64) < self.noise_levels[d][:, None]
+    # (n, L)
+    u = _clean_targets(self, content)[torch.arange(n), c]
+    noisy = torch.rand(n, self.length, generator=g,
+                       dtype=torch.float64) < self.noise_levels[d][:, None]
     y = torch.where(noisy, torch.randint(0, self.vocab_size, (n, self.length), generator=g), u)
     x = torch.cat([(self.vocab_size + d)[:, None], content], 1)
     return SyntheticBatch(x, y, self.factor_grid[c], d)
 
 # %% ../nbs/03_synthetic.ipynb #a8593183
 def _check_xy(task, x, y):
-    if not isinstance(x, Tensor) or not isinstance(y, Tensor): raise TypeError("x and y must be torch tensors")
-    if x.ndim != 2 or x.shape[1] != task.length + 1: raise ValueError(f"x must have shape (n, {task.length + 1}), got {tuple(x.shape)}")
-    if y.shape != (len(x), task.length): raise ValueError(f"y must have shape ({len(x)}, {task.length}), got {tuple(y.shape)}")
+    if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+        raise TypeError("x and y must be torch tensors")
+    if x.ndim != 2 or x.shape[1] != task.length + 1:
+        raise ValueError(f"x must have shape (n, {task.length + 1}), got {tuple(x.shape)}")
+    if y.shape != (len(x), task.length):
+        raise ValueError(f"y must have shape ({len(x)}, {task.length}), got {tuple(y.shape)}")
     d = x[:, 0] - task.vocab_size
-    if ((d < 0) | (d >= len(task.noise_levels))).any(): raise ValueError(f"x[:, 0] must be difficulty tags in [{task.vocab_size}, {task.sep_id})")
+    if ((d < 0) | (d >= len(task.noise_levels))).any():
+        raise ValueError(f"x[:, 0] must be difficulty tags in [{task.vocab_size}, {task.sep_id})")
     for name, t in (('x[:, 1:]', x[:, 1:]), ('y', y)):
-        if ((t < 0) | (t >= task.vocab_size)).any(): raise ValueError(f"{name} must hold content tokens in [0, {task.vocab_size})")
+        if ((t < 0) | (t >= task.vocab_size)).any():
+            raise ValueError(f"{name} must hold content tokens in [0, {task.vocab_size})")
     return d
 
 @patch
@@ -119,7 +146,8 @@ def conditional_nll(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n, 
     return self.conditional_token_nll(x, y).sum(-1)
 
 @patch
-def _log_prior(self: SyntheticTask): return torch.full((self.n_classes,), -math.log(self.n_classes), dtype=torch.float64)
+def _log_prior(self: SyntheticTask):
+    return torch.full((self.n_classes,), -math.log(self.n_classes), dtype=torch.float64)
 
 @patch
 def marginal_nll(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n,) nats, b*
@@ -133,15 +161,19 @@ def posterior(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n, C)
 
 # %% ../nbs/03_synthetic.ipynb #2dee5d2f
 @patch
-def token_marginal_nll(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n, L) nats, sums to b*
+def token_marginal_nll(self: SyntheticTask, x: Tensor,
+                       y: Tensor) -> Tensor: # (n, L) nats, sums to b*
     "$-\\log p(y_t\\mid x, y_{<t})$: the exact per-token surprisal of the z-free oracle."
-    cum = self._log_prior() - self.conditional_token_nll(x, y).cumsum(-1).transpose(1, 2)   # (n, L, C): log p(c, y_<=t | x)
-    log_joint = torch.logsumexp(cum, -1)                                                   # (n, L): log p(y_<=t | x)
+    # (n, L, C): log p(c, y_<=t | x)
+    cum = self._log_prior() - self.conditional_token_nll(x, y).cumsum(-1).transpose(1, 2)
+    # (n, L): log p(y_<=t | x)
+    log_joint = torch.logsumexp(cum, -1)
     return -torch.diff(log_joint, dim=1, prepend=torch.zeros(len(x), 1, dtype=log_joint.dtype))
 
 @patch
 def information(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n,) nats in [0, log C]
-    "Pointwise information $b^* - \\mathbb{E}_{p(c\\mid x,y)}[-\\log p(y\\mid x,c)]$: the most a latent can save."
+    """Pointwise information $b^* - \\mathbb{E}_{p(c\\mid x,y)}[-\\log p(y\\mid x,c)]$: the most
+    a latent can save."""
     nll = self.conditional_nll(x, y)
     post = torch.softmax(self._log_prior() - nll, 1)
     return -torch.logsumexp(self._log_prior() - nll, 1) - (post * nll).sum(1)
@@ -156,19 +188,27 @@ class TemperedPosterior(NamedTuple):
 
 @patch
 def tempered_posterior(self: SyntheticTask, x: Tensor, y: Tensor,
-                       weight, # a number > 0, (n,) per-example weights w, or (n, L) per-token weights w_t (>= 0, not all 0)
+                       # a number > 0, (n,) per-example weights w, or (n, L) per-token weights w_t
+                       # (>= 0, not all 0)
+                       weight,
                        beta: float, # > 0, the KL weight
                       ) -> TemperedPosterior:
-    "$q^*(c)\\propto p(c)\\exp(-w\\,l(c)/\\beta)$ with the true decoder, and its rate, reconstruction and gain."
+    """$q^*(c)\\propto p(c)\\exp(-w\\,l(c)/\\beta)$ with the true decoder, and its rate,
+    reconstruction and gain."""
     beta = check_positive_number('beta', beta)
-    tok = self.conditional_token_nll(x, y)                                                     # (n, C, L)
+    # (n, C, L)
+    tok = self.conditional_token_nll(x, y)
     nll, n = tok.sum(-1), len(x)
     w = torch.as_tensor(weight, dtype=torch.float64)
     w = w.expand(n) if w.ndim == 0 else w
-    if w.shape not in ((n,), (n, self.length)) or not torch.isfinite(w).all() or (w < 0).any() or (w.reshape(n, -1).sum(1) <= 0).any():
-        raise ValueError(f"weight must be a number > 0, an ({n},) tensor of finite values > 0 or an ({n}, {self.length}) "
-                         f"tensor of finite values >= 0 (not all 0 in a row), got shape {tuple(w.shape)}")
-    w_tok = w[:, None].expand(n, self.length) if w.ndim == 1 else w                              # an example weight on each token
+    if (w.shape not in ((n,), (n, self.length)) or not torch.isfinite(w).all() or (w < 0).any()
+        or (w.reshape(n, -1).sum(1) <= 0).any()):
+        raise ValueError(f"weight must be a number > 0, an ({n},) tensor of finite values > 0 or "
+                         f"an ({n}, {self.length}) "
+                         "tensor of finite values >= 0 (not all 0 in a row), got shape "
+                         f"{tuple(w.shape)}")
+    # an example weight on each token
+    w_tok = w[:, None].expand(n, self.length) if w.ndim == 1 else w
     logq = torch.log_softmax(self._log_prior() - (w_tok[:, None, :] * tok).sum(-1) / beta, 1)
     q = logq.exp()
     recon = (q * nll).sum(1)
@@ -179,36 +219,48 @@ def tempered_posterior(self: SyntheticTask, x: Tensor, y: Tensor,
 def variant_weights(variant: str, # 'plain' | 'example' | 'distribution' | 'token'
                     base_surprisal: Tensor, # (n,) b (or b*) of the examples
                     eps: float=0.1, # > 0, for 'example'
-                    base_mean: float=None, # E_D[b] for 'distribution'; the mean of `base_surprisal` when None
+                    # E_D[b] for 'distribution'; the mean of `base_surprisal` when None
+                    base_mean: float=None,
                     base_token_surprisal: Tensor=None, # (n, L) per-token b_t, for 'token'
                     token_mix: float=1.0, # in [0, 1], for 'token': blend of the shares with uniform
                    ) -> Tensor: # (n,) float64 weights, or (n, L) token weights for 'token'
-    "The reconstruction weight each weighting variant puts on each example (on each token for 'token')."
+    """The reconstruction weight each weighting variant puts on each example (on each token for
+    'token')."""
     b = base_surprisal.double()
     if variant == 'token':
-        if base_token_surprisal is None or base_token_surprisal.ndim != 2 or len(base_token_surprisal) != len(b):
-            raise ValueError(f"the 'token' variant needs base_token_surprisal of shape ({len(b)}, L), got "
-                             f"{None if base_token_surprisal is None else tuple(base_token_surprisal.shape)}")
+        if (base_token_surprisal is None or base_token_surprisal.ndim != 2
+            or len(base_token_surprisal) != len(b)):
+            got = None if base_token_surprisal is None else tuple(base_token_surprisal.shape)
+            raise ValueError("the 'token' variant needs base_token_surprisal of shape "
+                             f"({len(b)}, L), got {got}")
         s = base_token_surprisal.double()
         return token_surprisal_share_weights(s, torch.ones_like(s, dtype=torch.bool), token_mix)
     if variant == 'plain': return torch.ones_like(b)
     if variant == 'example': return example_inverse_surprisal_weights(b, eps)
-    if variant == 'distribution': return torch.full_like(b, 1 / check_positive_number('base_mean', b.mean() if base_mean is None else base_mean))
+    if variant == 'distribution':
+        return torch.full_like(b,
+                               1 / check_positive_number('base_mean', b.mean() if base_mean is None
+                                                         else base_mean))
     raise ValueError(f"variant must be one of {RECON_TERMS}, got {variant!r}")
 
 # %% ../nbs/03_synthetic.ipynb #c648268a
 def matched_beta(beta: float, # >= 0, the plain loss's KL weight
-                 weights: Tensor, # (n,) example weights or (n, L) token weights of a variant over the data
+                 # (n,) example weights or (n, L) token weights of a variant over the data
+                 weights: Tensor,
                 ) -> float: # beta * E_D[w]
     "The KL weight at which a variant's weights, rescaled to mean 1, face the plain loss's `beta`."
     beta = check_positive_number('beta', beta, allow_zero=True)
-    if not isinstance(weights, Tensor) or weights.ndim not in (1, 2) or not len(weights) or not torch.isfinite(weights).all() or (weights < 0).any():
-        raise ValueError(f"weights must be a non-empty (n,) or (n, L) tensor of finite values >= 0, got {tuple(weights.shape) if isinstance(weights, Tensor) else type(weights).__name__}")
+    if (not isinstance(weights, Tensor) or weights.ndim not in (1, 2) or not len(weights)
+        or not torch.isfinite(weights).all() or (weights < 0).any()):
+        got = tuple(weights.shape) if isinstance(weights, Tensor) else type(weights).__name__
+        raise ValueError("weights must be a non-empty (n,) or (n, L) tensor of finite values "
+                         f">= 0, got {got}")
     return beta * weights.double().mean().item()
 
 # %% ../nbs/03_synthetic.ipynb #31270fcd
 @patch
-def model_inputs(self: SyntheticTask, x: Tensor, y: Tensor) -> tuple: # (input_ids (n, 2L+2), y_mask (n, 2L+2))
+def model_inputs(self: SyntheticTask, x: Tensor,
+                 y: Tensor) -> tuple: # (input_ids (n, 2L+2), y_mask (n, 2L+2))
     "The token sequence [x ; sep ; y] and its y mask."
     _check_xy(self, x, y)
     ids = torch.cat([x, torch.full((len(x), 1), self.sep_id, dtype=x.dtype), y], 1)
@@ -216,12 +268,15 @@ def model_inputs(self: SyntheticTask, x: Tensor, y: Tensor) -> tuple: # (input_i
     return ids, y_mask
 
 class SyntheticDataset(torch.utils.data.Dataset):
-    "`n` examples of a task drawn from `seed`, as dicts of model inputs, factors and oracle quantities."
+    """`n` examples of a task drawn from `seed`, as dicts of model inputs, factors and oracle
+    quantities."""
     def __init__(self, task: SyntheticTask, n: int, seed: int):
         self.task, self.batch = task, task.sample(n, seed)
         self.input_ids, self.y_mask = task.model_inputs(self.batch.x, self.batch.y)
         self.oracle_base_surprisal = task.marginal_nll(self.batch.x, self.batch.y)
     def __len__(self): return len(self.input_ids)
     def __getitem__(self, i):
-        return dict(input_ids=self.input_ids[i], y_mask=self.y_mask[i], factors=self.batch.factors[i],
-                    difficulty=self.batch.difficulty[i], oracle_base_surprisal=self.oracle_base_surprisal[i])
+        return dict(input_ids=self.input_ids[i], y_mask=self.y_mask[i],
+                    factors=self.batch.factors[i],
+                    difficulty=self.batch.difficulty[i],
+                    oracle_base_surprisal=self.oracle_base_surprisal[i])

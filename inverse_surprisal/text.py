@@ -17,31 +17,39 @@ from torch import Tensor
 
 # %% ../nbs/03a_text.ipynb #f46e7934
 def _pair(rec, x_key: str, y_key: str, where: str) -> tuple:
-    if not isinstance(rec, Mapping): raise ValueError(f"{where}: expected an object with keys {x_key!r} and {y_key!r}, got {type(rec).__name__}")
+    if not isinstance(rec, Mapping):
+        raise ValueError(f"{where}: expected an object with keys {x_key!r} and {y_key!r}, got "
+                         f"{type(rec).__name__}")
     missing = [k for k in (x_key, y_key) if k not in rec]
     if missing: raise ValueError(f"{where}: missing key(s) {missing}, got keys {sorted(rec)}")
     x, y = rec[x_key], rec[y_key]
-    if not isinstance(x, str) or not isinstance(y, str): raise ValueError(f"{where}: {x_key!r} and {y_key!r} must be strings")
-    if not y: raise ValueError(f"{where}: {y_key!r} is empty: an empty target has no surprisal to score")
+    if not isinstance(x, str) or not isinstance(y, str):
+        raise ValueError(f"{where}: {x_key!r} and {y_key!r} must be strings")
+    if not y:
+        raise ValueError(f"{where}: {y_key!r} is empty: an empty target has no surprisal to score")
     return x, y
 
 def read_pairs(path, # a .jsonl file (one object per line) or a .csv file with a header
-               x_key: str='x', y_key: str='y', # the keys (JSONL) or columns (CSV) of the context and the target
+               # the keys (JSONL) or columns (CSV) of the context and the target
+               x_key: str='x', y_key: str='y',
               ) -> list: # [(x, y), ...] in file order
-    "Read (context, target) string pairs; a malformed line is an error naming the file and the line number."
+    """Read (context, target) string pairs; a malformed line is an error naming the file and the
+    line number."""
     path = Path(path)
     if not path.is_file(): raise ValueError(f"data file {path}: no such file")
     pairs = []
     if path.suffix.lower() == '.csv':
         with open(path, newline='', encoding='utf-8') as f:
             reader = csv.DictReader(f)
-            for rec in reader: pairs.append(_pair(rec, x_key, y_key, f"{path}, line {reader.line_num}"))
+            for rec in reader:
+                pairs.append(_pair(rec, x_key, y_key, f"{path}, line {reader.line_num}"))
     elif path.suffix.lower() in ('.jsonl', '.json'):
         with open(path, encoding='utf-8') as f:
             for n, line in enumerate(f, 1):
                 if not line.strip(): continue
                 try: rec = json.loads(line)
-                except json.JSONDecodeError as e: raise ValueError(f"{path}, line {n}: not JSON ({e.msg})") from None
+                except json.JSONDecodeError as e:
+                    raise ValueError(f"{path}, line {n}: not JSON ({e.msg})") from None
                 pairs.append(_pair(rec, x_key, y_key, f"{path}, line {n}"))
     else: raise ValueError(f"data file {path}: expected a .jsonl or .csv file")
     if not pairs: raise ValueError(f"data file {path} holds no pairs")
@@ -59,7 +67,8 @@ def require_hf(what: str):
     "Import `transformers`, or say which extra installs it."
     try: import transformers
     except ImportError:
-        raise ImportError(f"{what} needs Hugging Face transformers: pip install 'inverse_surprisal[hf]'") from None
+        raise ImportError(f"{what} needs Hugging Face transformers: pip install "
+                          "'inverse_surprisal[hf]'") from None
     return transformers
 
 def load_tokenizer(path, # a folder written by a tokenizer's `save_pretrained`
@@ -68,20 +77,26 @@ def load_tokenizer(path, # a folder written by a tokenizer's `save_pretrained`
     transformers = require_hf('load_tokenizer')
     if not Path(path).is_dir(): raise ValueError(f"tokenizer folder {path}: no such folder")
     try: return transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-    except (OSError, ValueError) as e: raise ValueError(f"tokenizer folder {path}: no tokenizer there ({e})") from None
+    except (OSError, ValueError) as e:
+        raise ValueError(f"tokenizer folder {path}: no tokenizer there ({e})") from None
 
 def load_causal_lm(path, # a folder written by an `AutoModelForCausalLM`'s `save_pretrained`
                   ):
     "A pretrained causal LM from a local folder (in eval mode), never from the network."
     transformers = require_hf('load_causal_lm')
     if not Path(path).is_dir(): raise ValueError(f"base model folder {path}: no such folder")
-    try: return transformers.AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True).eval()
-    except (OSError, ValueError) as e: raise ValueError(f"base model folder {path}: no causal LM there ({e})") from None
+    try:
+        model = transformers.AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True)
+        return model.eval()
+    except (OSError, ValueError) as e:
+        raise ValueError(f"base model folder {path}: no causal LM there ({e})") from None
 
 def max_positions(model) -> int | None:
-    "The longest sequence a Hugging Face model reads (`n_positions` or `max_position_embeddings`), None if it names none."
+    """The longest sequence a Hugging Face model reads (`n_positions` or
+    `max_position_embeddings`), None if it names none."""
     cfg = getattr(model, 'config', None)
-    return next((getattr(cfg, k) for k in ('n_positions', 'max_position_embeddings') if isinstance(getattr(cfg, k, None), int)), None)
+    return next((getattr(cfg, k) for k in ('n_positions', 'max_position_embeddings')
+                 if isinstance(getattr(cfg, k, None), int)), None)
 
 # %% ../nbs/03a_text.ipynb #674d738b
 class TextPairs(torch.utils.data.Dataset):
@@ -91,35 +106,45 @@ class TextPairs(torch.utils.data.Dataset):
                  max_len: int=None, # the longest sequence the base model reads; None: no limit
                  too_long: str='error', # 'error' | 'drop' (reported in `dropped`)
                 ):
-        if too_long not in ('error', 'drop'): raise ValueError(f"too_long must be 'error' or 'drop', got {too_long!r}")
+        if too_long not in ('error', 'drop'):
+            raise ValueError(f"too_long must be 'error' or 'drop', got {too_long!r}")
         eos = tokenizer.eos_token_id
-        if eos is None: raise ValueError("the tokenizer has no eos_token_id: y needs an end-of-sequence token")
+        if eos is None:
+            raise ValueError("the tokenizer has no eos_token_id: y needs an end-of-sequence token")
         sep = tokenizer.sep_token_id if tokenizer.sep_token_id is not None else eos
         enc = lambda texts: tokenizer(list(texts), add_special_tokens=False)['input_ids']
         xs, ys = enc(p[0] for p in pairs), enc(p[1] for p in pairs)
-        self.items, self.dropped, self.pad_id = [], [], tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos
+        self.items, self.dropped, self.pad_id = ([], [], tokenizer.pad_token_id
+                                                 if tokenizer.pad_token_id is not None
+                                                 else eos)
         for i, (x, y) in enumerate(zip(xs, ys)):
             if not y: raise ValueError(f"pair {i}: y tokenises to nothing")
             ids = torch.tensor(x + [sep] + y + [eos], dtype=torch.long)
-            if max_len is not None and len(ids) > max_len: self.dropped.append((i, len(ids))); continue
+            if max_len is not None and len(ids) > max_len:
+                self.dropped.append((i, len(ids))); continue
             mask = torch.zeros(len(ids), dtype=torch.bool); mask[len(x) + 1:] = True
             self.items.append(dict(input_ids=ids, y_mask=mask))
         if self.dropped and too_long == 'error':
-            raise ValueError(f"{len(self.dropped)} of {len(pairs)} pairs are longer than max_len={max_len} tokens (pair, length): "
-                             f"{self.dropped[:5]}; shorten them, or pass too_long='drop' to leave them out")
+            raise ValueError(f"{len(self.dropped)} of {len(pairs)} pairs are longer than "
+                             f"max_len={max_len} tokens (pair, length): "
+                             f"{self.dropped[:5]}; shorten them, or pass too_long='drop' "
+                             "to leave them out")
     def __len__(self): return len(self.items)
     def __getitem__(self, i): return self.items[i]
 
 # %% ../nbs/03a_text.ipynb #7fd5ee2f
 def bucketed_batches(lengths, # (n,) sequence lengths
                      batch_size: int,
-                     generator: torch.Generator=None, # shuffles the order of the batches; None: shortest first
+                     # shuffles the order of the batches; None: shortest first
+                     generator: torch.Generator=None,
                     ) -> list: # [LongTensor of dataset positions, ...]
     "Dataset positions in batches of similar length, each position once."
-    if not isinstance(batch_size, int) or batch_size < 1: raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
     order = torch.argsort(torch.as_tensor(lengths), stable=True)
     batches = list(order.split(batch_size))
-    if generator is not None: batches = [batches[i] for i in torch.randperm(len(batches), generator=generator)]
+    if generator is not None:
+        batches = [batches[i] for i in torch.randperm(len(batches), generator=generator)]
     return batches
 
 def collate(items: list, # dataset items with input_ids and y_mask (1-D, any lengths)
@@ -128,5 +153,6 @@ def collate(items: list, # dataset items with input_ids and y_mask (1-D, any len
     "Right-padded batch of variable-length items."
     pad = torch.nn.utils.rnn.pad_sequence
     ids = pad([it['input_ids'] for it in items], batch_first=True, padding_value=pad_id)
-    return dict(input_ids=ids, attention_mask=pad([torch.ones(len(it['input_ids']), dtype=torch.long) for it in items], batch_first=True),
+    ones = [torch.ones(len(it['input_ids']), dtype=torch.long) for it in items]
+    return dict(input_ids=ids, attention_mask=pad(ones, batch_first=True),
                 y_mask=pad([it['y_mask'] for it in items], batch_first=True, padding_value=False))

@@ -31,42 +31,52 @@ from .config import RunConfig, load_config, model_config, save_config, task_shap
 from .continuous_cvae import ContinuousCVAE
 from .files import atomic_write_bytes
 from .losses import y_region_nll
-from .metrics import (base_gap_per_token, classes_with_own_code, linear_probe_accuracy, mig,
+from .metrics import (base_gap_per_token, classes_with_own_code,
+                                       linear_probe_accuracy, mig,
                                        normalized_mutual_information, own_data_summary)
 from .nn import CausalTransformer
 from .reference import FrozenBaseModel
 from .shared_discrete_cvae import SharedDiscreteCVAE, split_dead_code
 from .synthetic import SyntheticDataset, SyntheticTask
-from .text import (TextPairs, collate, load_causal_lm, load_tokenizer, max_positions,
+from .text import (TextPairs, collate, load_causal_lm, load_tokenizer,
+                                    max_positions,
                                     read_pairs)
 
 # %% ../nbs/09a_train.ipynb #f4ff8ff1
-def build_model(cfg: RunConfig, vocab_size: int=None, seq_len: int=None, # own data: the tokenizer's and the pairs' (longest)
+def build_model(cfg: RunConfig, vocab_size: int=None,
+                seq_len: int=None, # own data: the tokenizer's and the pairs' (longest)
                ) -> nn.Module:
     "The configured CVAE, initialised from the global torch RNG."
     if cfg.data.path and (vocab_size is None or seq_len is None):
-        raise ValueError("own data: build_model needs vocab_size (the tokenizer's) and seq_len (the longest pair's)")
-    shape = dict(vocab_size=vocab_size, seq_len=seq_len) if cfg.data.path else task_shape(cfg.task.build())
+        raise ValueError("own data: build_model needs vocab_size (the tokenizer's) and seq_len "
+                         "(the longest pair's)")
+    shape = (dict(vocab_size=vocab_size, seq_len=seq_len) if cfg.data.path
+             else task_shape(cfg.task.build()))
     family = SharedDiscreteCVAE if cfg.model.family == 'discrete' else ContinuousCVAE
     return family(model_config(cfg.model, **shape), cfg.objective)
 
 def build_base(cfg: RunConfig, task: SyntheticTask) -> CausalTransformer:
     "The z-free base model: the CVAE's decoder without a latent, `base_n_layers` deep."
     m = cfg.model
-    return CausalTransformer(task.n_tokens, 2 * task.length + 2, m.d_model, m.base_n_layers, m.n_heads)
+    return CausalTransformer(task.n_tokens, 2 * task.length + 2, m.d_model,
+                             m.base_n_layers, m.n_heads)
 
 # %% ../nbs/09a_train.ipynb #20bb12c7
 _CKPT_MAGIC = b'ISCKPT01'
 
 def _rng_state(data_gen: torch.Generator) -> dict:
     np_state = np.random.get_state()
-    return dict(torch=torch.get_rng_state(), data=data_gen.get_state(), python=list(random.getstate()[1]),
-                python_version=random.getstate()[0], numpy_keys=torch.from_numpy(np_state[1].astype(np.int64)), numpy_pos=int(np_state[2]))
+    return dict(torch=torch.get_rng_state(), data=data_gen.get_state(),
+                python=list(random.getstate()[1]),
+                python_version=random.getstate()[0],
+                numpy_keys=torch.from_numpy(np_state[1].astype(np.int64)),
+                numpy_pos=int(np_state[2]))
 
 def _set_rng_state(s: dict, data_gen: torch.Generator):
     torch.set_rng_state(s['torch']); data_gen.set_state(s['data'])
     random.setstate((s['python_version'], tuple(s['python']), None))
-    np.random.set_state(('MT19937', s['numpy_keys'].numpy().astype(np.uint32), s['numpy_pos'], 0, 0.0))
+    np.random.set_state(('MT19937', s['numpy_keys'].numpy().astype(np.uint32),
+                         s['numpy_pos'], 0, 0.0))
 
 def save_checkpoint(path, **state) -> None:
     "Write `state` (tensors, numbers, strings, lists and dicts of them) atomically with its digest."
@@ -79,16 +89,21 @@ def load_checkpoint(path) -> dict:
     raw = Path(path).read_bytes()
     if raw[:8] != _CKPT_MAGIC: raise ValueError(f"{path} is not an inverse-surprisal checkpoint")
     payload = raw[40:]
-    if hashlib.sha256(payload).digest() != raw[8:40]: raise ValueError(f"{path} fails its checksum: the checkpoint was modified or truncated")
+    if hashlib.sha256(payload).digest() != raw[8:40]:
+        raise ValueError(f"{path} fails its checksum: the checkpoint was modified or truncated")
     return torch.load(io.BytesIO(payload), weights_only=True)
 
 # %% ../nbs/09a_train.ipynb #dfd001ca
 def default_device() -> torch.device:
-    "CUDA when available (under torch.distributed, the GPU of this process's LOCAL_RANK), else the CPU."
-    return torch.device('cuda', int(os.environ.get('LOCAL_RANK', 0))) if torch.cuda.is_available() else torch.device('cpu')
+    """CUDA when available (under torch.distributed, the GPU of this process's LOCAL_RANK), else
+    the CPU."""
+    return (torch.device('cuda', int(os.environ.get('LOCAL_RANK', 0))) if torch.cuda.is_available()
+            else torch.device('cpu'))
 
-def _batch_indices(gen: torch.Generator, n: int, batch_size: int, rank: int, world: int) -> torch.Tensor:
-    "This process's slice of the next global batch (the generator advances identically on every rank)."
+def _batch_indices(gen: torch.Generator, n: int, batch_size: int, rank: int,
+                   world: int) -> torch.Tensor:
+    """This process's slice of the next global batch (the generator advances identically on every
+    rank)."""
     idx = torch.randint(0, n, (batch_size,), generator=gen)
     return idx[rank::world]
 
@@ -101,10 +116,12 @@ def _global_mean(value: torch.Tensor, count: int) -> float:
 
 def _wrap(model: nn.Module, device: torch.device) -> nn.Module:
     if not (dist.is_available() and dist.is_initialized()): return model
-    return nn.parallel.DistributedDataParallel(model, device_ids=[device] if device.type == 'cuda' else None)
+    return nn.parallel.DistributedDataParallel(model, device_ids=[device]
+                                               if device.type == 'cuda' else None)
 
 def on_rank0(fn):
-    "Run `fn` on rank 0 only; an exception there is raised on every rank (with rank 0's message), so none waits alone."
+    """Run `fn` on rank 0 only; an exception there is raised on every rank (with rank 0's
+    message), so none waits alone."""
     rank, world = dist_info()
     if world == 1: return fn()
     err, failure = [None], None
@@ -112,13 +129,17 @@ def on_rank0(fn):
         try: fn()
         except Exception as e: err, failure = [(type(e).__name__, str(e))], e
     dist.broadcast_object_list(err, 0)
-    if failure is not None: raise failure                                # rank 0: the original, with its traceback
-    if err[0] is not None: raise (RunDirectoryError if err[0][0] == 'RunDirectoryError' else RuntimeError)(err[0][1])
+    # rank 0: the original, with its traceback
+    if failure is not None: raise failure
+    if err[0] is not None:
+        raise (RunDirectoryError if err[0][0] == 'RunDirectoryError' else RuntimeError)(err[0][1])
 
 class LogLines:
-    "tqdm's `update` and `set_postfix` as one log line every `every` steps: progress for a log file, not a line per step."
+    """tqdm's `update` and `set_postfix` as one log line every `every` steps: progress for a log
+    file, not a line per step."""
     def __init__(self, total: int, desc: str, every: int, file=None):
-        self.total, self.desc, self.every, self.file, self.n, self.postfix = total, desc, every, file, 0, {}
+        self.total, self.desc, self.every, self.file, self.n, self.postfix = (total, desc, every,
+                                                                              file, 0, {})
         self.t0 = time.perf_counter()
     def __enter__(self): return self
     def __exit__(self, *exc): pass
@@ -130,23 +151,28 @@ class LogLines:
         before, self.n = self.n, self.n + n
         if n and (self.n // self.every > before // self.every or self.n == self.total):
             extra = ''.join(f', {k} {v}' for k, v in self.postfix.items())
-            print(f"{self.desc}: step {self.n}/{self.total}, {time.perf_counter() - self.t0:.0f} s{extra}",
+            print(f"{self.desc}: step {self.n}/{self.total}, "
+                  f"{time.perf_counter() - self.t0:.0f} s{extra}",
                   file=self.file or sys.stderr, flush=True)
 
 # %% ../nbs/09a_train.ipynb #9f38b7c1
 class Trainer:
-    "The whole pipeline of one run directory: base model, cached b, CVAE training, evaluation, checkpoints."
+    """The whole pipeline of one run directory: base model, cached b, CVAE training, evaluation,
+    checkpoints."""
     def __init__(self, cfg: RunConfig, out, # run directory
                  progress: bool=True, # progress bars (a log line every N steps when not a terminal)
                  device=None, # where models and batches live; default: `default_device()`
                 ):
         self.cfg, self.out, self.progress = cfg, Path(out), progress
         self.device = torch.device(device) if device is not None else default_device()
-        if self.device.type == 'cuda' and not torch.cuda.is_available(): raise ValueError(f"device {self.device}: CUDA is not available")
+        if self.device.type == 'cuda' and not torch.cuda.is_available():
+            raise ValueError(f"device {self.device}: CUDA is not available")
         self.rank, self.world = dist_info()
         if cfg.batch_size % self.world or cfg.base_batch_size % self.world:
-            raise ValueError(f"batch_size and base_batch_size must be divisible by the {self.world} processes")
-        if cfg.data.path and type(self) is Trainer: raise ValueError("own data (data.path) is trained by TextTrainer (see `make_trainer`)")
+            raise ValueError("batch_size and base_batch_size must be divisible by the "
+                             f"{self.world} processes")
+        if cfg.data.path and type(self) is Trainer:
+            raise ValueError("own data (data.path) is trained by TextTrainer (see `make_trainer`)")
         self.pad_id = 0
         self._load_data()
 
@@ -155,12 +181,16 @@ class Trainer:
         self.train_set = SyntheticDataset(self.task, self.cfg.n_train, seed=self.cfg.seed)
         self.eval_set = SyntheticDataset(self.task, self.cfg.n_eval, seed=self.cfg.seed + 10_000)
 
-    def _new_model(self) -> nn.Module: return build_model(self.cfg) # the CVAE, from the global torch RNG
+    def _new_model(self) -> nn.Module:
+        return build_model(self.cfg) # the CVAE, from the global torch RNG
 
-    def _frozen_base(self) -> nn.Module: return self.train_base() # the z-free model whose b the run uses
+    def _frozen_base(self) -> nn.Module:
+        return self.train_base() # the z-free model whose b the run uses
 
-    def _tensors(self, ds, b: tuple) -> dict: # a whole set as the model's keyword arguments, on the device
-        return {k: v.to(self.device) for k, v in dict(input_ids=ds.input_ids, y_mask=ds.y_mask, base_surprisal=b[0],
+    def _tensors(self, ds,
+                 b: tuple) -> dict: # a whole set as the model's keyword arguments, on the device
+        return {k: v.to(self.device)
+                for k, v in dict(input_ids=ds.input_ids, y_mask=ds.y_mask, base_surprisal=b[0],
                                                       base_token_surprisal=b[1]).items()}
 
     def _log(self, record: dict):
@@ -172,8 +202,10 @@ class Trainer:
         if show and not sys.stderr.isatty(): return LogLines(total, desc, every=self.cfg.log_every)
         return tqdm(total=total, desc=desc, disable=not show, leave=False)
 
-    def _autocast(self): # bf16 autocast of the forward passes when the configuration asks for it; losses stay float32
-        return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.cfg.precision == 'bf16')
+    # bf16 autocast of the forward passes when the configuration asks for it; losses stay float32
+    def _autocast(self):
+        return torch.autocast(self.device.type, dtype=torch.bfloat16,
+                              enabled=self.cfg.precision == 'bf16')
 
 # %% ../nbs/09a_train.ipynb #d01e60b0
 @patch
@@ -187,17 +219,25 @@ def train_base(self: Trainer) -> CausalTransformer:
         ddp, gen = _wrap(base, self.device), torch.Generator().manual_seed(cfg.seed + 1)
         opt = torch.optim.Adam(base.parameters(), lr=cfg.base_lr)
         warm, total = max(1, cfg.base_warmup_steps), max(1, cfg.base_steps)
-        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * s / total)))
+        lr_at = lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * s / total))
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
         with self._bar(cfg.base_steps, 'base model') as bar:
             for step in range(cfg.base_steps):
-                # a new global batch every step, the same on every rank: a fixed training set is memorised
-                batch = self.task.sample(cfg.base_batch_size, int(torch.randint(0, 2**62, (1,), generator=gen)))
-                ids, ym = (t[self.rank::self.world].to(self.device) for t in self.task.model_inputs(batch.x, batch.y))
+                # a new global batch every step, the same on every rank: a fixed training set is
+                # memorised
+                batch = self.task.sample(cfg.base_batch_size,
+                                         int(torch.randint(0, 2**62, (1,), generator=gen)))
+                ids, ym = (t[self.rank::self.world].to(self.device)
+                           for t in self.task.model_inputs(batch.x, batch.y))
                 with self._autocast(): logits = ddp(ids)
                 loss = y_region_nll(logits[:, :-1], ids[:, 1:], ym[:, 1:]).mean()
-                opt.zero_grad(); loss.backward(); nn.utils.clip_grad_norm_(base.parameters(), 1.0); opt.step(); sched.step(); bar.update()
+                opt.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(base.parameters(), 1.0)
+                opt.step(); sched.step(); bar.update()
                 if step % cfg.log_every == 0:
-                    self._log(dict(phase='base', step=step, loss=_global_mean(loss.detach(), len(ids))))
+                    self._log(dict(phase='base', step=step,
+                                   loss=_global_mean(loss.detach(), len(ids))))
                     bar.set_postfix(nll=f"{loss.item():.3f}")
         if self.rank == 0: save_checkpoint(path, model=base.state_dict())
         if self.world > 1: dist.barrier()
@@ -206,28 +246,35 @@ def train_base(self: Trainer) -> CausalTransformer:
 # %% ../nbs/09a_train.ipynb #89a69643
 @patch
 def _served(self: Trainer, ds, cache) -> tuple:
-    "(b (n,), token surprisal (n,T), right-padded) for a dataset, read back by content from the cache."
+    """(b (n,), token surprisal (n,T), right-padded) for a dataset, read back by content from the
+    cache."""
     served = WithBaseSurprisal(ds, cache)
     items = [served[i] for i in range(len(ds))]
-    tok = torch.nn.utils.rnn.pad_sequence([it['base_token_surprisal'] for it in items], batch_first=True)
+    tok = torch.nn.utils.rnn.pad_sequence([it['base_token_surprisal'] for it in items],
+                                          batch_first=True)
     return torch.stack([it['base_surprisal'] for it in items]).float(), tok
 
 @patch
 def base_surprisals(self: Trainer) -> dict:
-    "b and per-token surprisals for the training and held-out sets: scored once by the frozen base model into the run's caches, or the exact oracle."
+    """b and per-token surprisals for the training and held-out sets: scored once by the frozen
+    base model into the run's caches, or the exact oracle."""
     out = {}
     if self.cfg.base != 'oracle':
-        base = self._frozen_base()        # the learned one (trained here) or the pretrained one (own data)
+        # the learned one (trained here) or the pretrained one (own data)
+        base = self._frozen_base()
         for name, ds in (('train', self.train_set), ('eval', self.eval_set)):
-            cache = build_cache(base, ds, self.out / f'base_{name}.iscache', batch_size=512, pad_id=self.pad_id,
+            cache = build_cache(base, ds, self.out / f'base_{name}.iscache', batch_size=512,
+                                pad_id=self.pad_id,
                                 progress=self.progress and self.rank == 0 and sys.stderr.isatty())
             out[name] = self._served(ds, cache)
     else:
         for name, ds in (('train', self.train_set), ('eval', self.eval_set)):
             tok = torch.zeros(ds.input_ids.shape)
-            tok[:, -self.task.length:] = self.task.token_marginal_nll(ds.batch.x, ds.batch.y).float()
+            tok[:,
+                -self.task.length:] = self.task.token_marginal_nll(ds.batch.x, ds.batch.y).float()
             out[name] = (ds.oracle_base_surprisal.float(), tok)
-    out['base_mean'] = float(out['train'][0].double().mean())   # E_D[b]: the same on every rank (same data, same cache)
+    # E_D[b]: the same on every rank (same data, same cache)
+    out['base_mean'] = float(out['train'][0].double().mean())
     return out
 
 # %% ../nbs/09a_train.ipynb #41b6236d
@@ -237,24 +284,33 @@ def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, s
     "Held-out metrics against the oracle."
     ds, task = self.eval_set, self.task
     was = model.training; model.eval()
-    with torch.random.fork_rng():                             # evaluation noise is reproducible and leaves training's RNG alone
+    # evaluation noise is reproducible and leaves training's RNG alone
+    with torch.random.fork_rng():
         torch.manual_seed(self.cfg.seed + 7)
-        out = model(*(t.to(self.device) for t in (ds.input_ids, ds.y_mask, b_eval[0], b_eval[1])), base_mean, step=step)
-    out = dataclasses.replace(out, **{k: v.cpu() for k, v in vars(out).items() if torch.is_tensor(v)},
-                              extras={k: [t.cpu() for t in v] if isinstance(v, list) else v.cpu() if torch.is_tensor(v) else v
-                                      for k, v in out.extras.items()})                # metrics are computed on the CPU
+        out = model(*(t.to(self.device) for t in (ds.input_ids, ds.y_mask, b_eval[0], b_eval[1])),
+                    base_mean, step=step)
+    out = dataclasses.replace(out,
+                              **{k: v.cpu() for k, v in vars(out).items() if torch.is_tensor(v)},
+                              extras={k: [t.cpu() for t in v] if isinstance(v, list) else v.cpu()
+                                      if torch.is_tensor(v) else v
+                                      # metrics are computed on the CPU
+                                      for k, v in out.extras.items()})
     model.train(was)
     b_star = ds.oracle_base_surprisal
     res = dict(step=step, oracle_information=task.information(ds.batch.x, ds.batch.y).mean().item(),
-               information_gain=(b_star - out.recon_nll.double()).mean().item(), kl=out.kl.mean().item(),
-               recon_nll=out.recon_nll.mean().item(), base_surprisal=b_eval[0].double().mean().item(),
-               oracle_base_surprisal=b_star.mean().item(), recon_term=out.recon_term.mean().item(), beta=out.beta,
+               information_gain=(b_star - out.recon_nll.double()).mean().item(),
+               kl=out.kl.mean().item(),
+               recon_nll=out.recon_nll.mean().item(),
+               base_surprisal=b_eval[0].double().mean().item(),
+               oracle_base_surprisal=b_star.mean().item(), recon_term=out.recon_term.mean().item(),
+               beta=out.beta,
                base_gap_per_token=base_gap_per_token(b_eval[0].double(), b_star, task.length))
     res['efficiency'] = res['information_gain'] / res['kl'] if res['kl'] > 0 else None
     f = ds.batch.factors
     joint_f = f[:, 0] * task.n_rotations + f[:, 1]                   # the row of task.factor_grid
     res['n_classes'] = task.n_classes
-    res['nmi_joint_ceiling'] = normalized_mutual_information(task.posterior(ds.batch.x, ds.batch.y).argmax(1), joint_f)
+    oracle_map = task.posterior(ds.batch.x, ds.batch.y).argmax(1)
+    res['nmi_joint_ceiling'] = normalized_mutual_information(oracle_map, joint_f)
     if self.cfg.model.family == 'discrete':
         codes = [lq.argmax(1) for lq in out.extras['log_q']]
         joint = model.joint_class(codes)
@@ -267,24 +323,34 @@ def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, s
         z, half = out.extras['mu_q'], len(ds) // 2
         for name, col in (('transform', f[:, 0]), ('rotation', f[:, 1])):
             res[f'probe_{name}'] = linear_probe_accuracy(z[:half], col[:half], z[half:], col[half:])
-        res['probe_joint'] = linear_probe_accuracy(z[:half], joint_f[:half], z[half:], joint_f[half:])
-        res.update(nmi_joint=None, nmi_transform=None, nmi_rotation=None, mig=None, classes_with_own_code=None)
+        res['probe_joint'] = linear_probe_accuracy(z[:half], joint_f[:half], z[half:],
+                                                   joint_f[half:])
+        res.update(nmi_joint=None, nmi_transform=None, nmi_rotation=None, mig=None,
+                   classes_with_own_code=None)
     return res
 
 # %% ../nbs/09a_train.ipynb #e50bd001
 class RunDirectoryError(ValueError):
-    "A run directory that does not fit the command: a run where none is expected, none where one is, other settings."
+    """A run directory that does not fit the command: a run where none is expected, none where
+    one is, other settings."""
 
 def _check_resumable(cfg: RunConfig, out: Path):
-    "`--resume` continues the run that `out` holds, under the settings it was started with, or refuses."
+    """`--resume` continues the run that `out` holds, under the settings it was started with, or
+    refuses."""
     if not (out / 'config.json').exists():
-        raise RunDirectoryError(f"--resume: {out} holds no run to continue (no config.json); leave out --resume to start one")
+        raise RunDirectoryError(f"--resume: {out} holds no run to continue (no config.json); leave "
+                                "out --resume to start one")
     flat = lambda d, pre='': {k: v for key, val in d.items()
-                              for k, v in (flat(val, f'{pre}{key}.') if isinstance(val, dict) else {f'{pre}{key}': val}).items()}
-    before = flat(json.loads(json.dumps(asdict(load_config(out / 'config.json')))))   # fields added since: their defaults
+                              for k, v in (flat(val, f'{pre}{key}.') if isinstance(val, dict)
+                                           else {f'{pre}{key}': val}).items()}
+    # fields added since: their defaults
+    before = flat(json.loads(json.dumps(asdict(load_config(out / 'config.json')))))
     now = flat(json.loads(json.dumps(asdict(cfg))))
-    diff = [f"{k}: {before.get(k)!r} -> {now.get(k)!r}" for k in sorted(before.keys() | now.keys()) if before.get(k) != now.get(k)]
-    if diff: raise RunDirectoryError(f"--resume: the settings differ from those the run in {out} started with ({'; '.join(diff)}); "
+    diff = [f"{k}: {before.get(k)!r} -> {now.get(k)!r}" for k in sorted(before.keys() | now.keys())
+            if before.get(k) != now.get(k)]
+    if diff:
+        raise RunDirectoryError(f"--resume: the settings differ from those the run in {out} "
+                                f"started with ({'; '.join(diff)}); "
                                      "resume with the same settings, or choose another --out")
 
 # %% ../nbs/09a_train.ipynb #5f9a55cb
@@ -308,18 +374,23 @@ def _fit(self: Trainer, resume: bool) -> dict:
     cfg, out = self.cfg, self.out
     t0 = time.perf_counter()
     ckpt_path = out / 'cvae.ckpt'
-    if out.exists() and not out.is_dir(): raise RunDirectoryError(f"--out {out} is a file, not a run directory")
+    if out.exists() and not out.is_dir():
+        raise RunDirectoryError(f"--out {out} is a file, not a run directory")
     if resume: _check_resumable(cfg, out)         # on every rank, so that every rank stops alike
     def prepare():
         out.mkdir(parents=True, exist_ok=True)
-        for tmp in out.glob('.*.tmp'): tmp.unlink()  # a writer killed between its temp file and the rename
+        # a writer killed between its temp file and the rename
+        for tmp in out.glob('.*.tmp'): tmp.unlink()
         if not resume and (out / 'metrics.jsonl').exists():
-            raise RunDirectoryError(f"{out} already holds a run: pass --resume to continue it, or choose another --out")
+            raise RunDirectoryError(f"{out} already holds a run: pass --resume to continue it, or "
+                                    "choose another --out")
         if not resume: save_config(cfg, out / 'config.json')
     on_rank0(prepare)                            # rank 0 writes; its refusal stops every rank
     if resume and not ckpt_path.exists() and self.rank == 0 and (out / 'metrics.jsonl').exists():
-        if (out / 'base.ckpt').exists(): _truncate_log(out / 'metrics.jsonl', 0)   # keep the finished base phase's lines
-        else: (out / 'metrics.jsonl').unlink()                                     # the base model is trained again
+        # keep the finished base phase's lines
+        if (out / 'base.ckpt').exists(): _truncate_log(out / 'metrics.jsonl', 0)
+        # the base model is trained again
+        else: (out / 'metrics.jsonl').unlink()
     b = self.base_surprisals()
     torch.manual_seed(cfg.seed)
     model = self._new_model().to(self.device)
@@ -328,35 +399,47 @@ def _fit(self: Trainer, resume: bool) -> dict:
     start, evals = 0, []
     if resume and ckpt_path.exists():
         c = load_checkpoint(ckpt_path)
-        model.load_state_dict(c['model']); opt.load_state_dict(c['optimizer']); _set_rng_state(c['rng'], gen)
+        model.load_state_dict(c['model'])
+        opt.load_state_dict(c['optimizer']); _set_rng_state(c['rng'], gen)
         start, evals, t0 = c['step'], json.loads(c['evals']), t0 - c['wall_seconds']
         if self.rank == 0: _truncate_log(out / 'metrics.jsonl', start)
     data = self._tensors(self.train_set, b['train'])
     with self._bar(cfg.steps, f'{cfg.model.family} CVAE ({cfg.objective.recon})') as bar:
         bar.update(start)
         for step in range(start, cfg.steps):
-            if cfg.model.family == 'discrete' and cfg.split.due(step, cfg.steps): self._split(model, opt, gen, step)
-            i = _batch_indices(gen, len(data['input_ids']), cfg.batch_size, self.rank, self.world).to(self.device)
+            if cfg.model.family == 'discrete' and cfg.split.due(step, cfg.steps):
+                self._split(model, opt, gen, step)
+            i = _batch_indices(gen, len(data['input_ids']), cfg.batch_size, self.rank,
+                               self.world).to(self.device)
             with self._autocast(): o = ddp(**_rows(data, i), base_mean=b['base_mean'], step=step)
             opt.zero_grad(); o.loss.backward(); opt.step(); bar.update()
             if step % cfg.log_every == 0:
-                self._log(dict(phase='cvae', step=step, loss=_global_mean(o.loss.detach(), len(i)), beta=o.beta,
-                               kl=_global_mean(o.kl.mean().detach(), len(i)), recon_nll=_global_mean(o.recon_nll.mean().detach(), len(i))))
+                self._log(dict(phase='cvae', step=step, loss=_global_mean(o.loss.detach(), len(i)),
+                               beta=o.beta,
+                               kl=_global_mean(o.kl.mean().detach(), len(i)),
+                               recon_nll=_global_mean(o.recon_nll.mean().detach(), len(i))))
                 bar.set_postfix(loss=f"{o.loss.item():.3f}", kl=f"{o.kl.mean().item():.3f}")
             if (step + 1) % cfg.eval_every == 0 or step + 1 == cfg.steps:
-                evals.append(dict(self.evaluate(model, b['eval'], b['base_mean'], step + 1), wall_seconds=time.perf_counter() - t0))
+                evals.append(dict(self.evaluate(model, b['eval'], b['base_mean'], step + 1),
+                                  wall_seconds=time.perf_counter() - t0))
                 self._log(dict(phase='eval', **evals[-1]))
                 if self.rank == 0:
-                    save_checkpoint(ckpt_path, model=model.state_dict(), optimizer=opt.state_dict(), step=step + 1,
-                                    rng=_rng_state(gen), evals=json.dumps(evals), wall_seconds=time.perf_counter() - t0)
+                    save_checkpoint(ckpt_path, model=model.state_dict(), optimizer=opt.state_dict(),
+                                    step=step + 1,
+                                    rng=_rng_state(gen), evals=json.dumps(evals),
+                                    wall_seconds=time.perf_counter() - t0)
                 if self.world > 1: dist.barrier()
     final = dict(evals[-1], wall_seconds=time.perf_counter() - t0)
-    if self.rank == 0: atomic_write_bytes(out / 'metrics.json', (json.dumps(final, indent=1) + '\n').encode())
-    self.model, self.b = model, b                 # the trained CVAE and the b it was trained with, for a closer look
+    if self.rank == 0:
+        atomic_write_bytes(out / 'metrics.json', (json.dumps(final, indent=1) + '\n').encode())
+    # the trained CVAE and the b it was trained with, for a closer look
+    self.model, self.b = model, b
     return final
 @patch
-def _split(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer, gen: torch.Generator, step: int):
-    "A split step on training examples drawn by the data generator (the same on every rank); rank 0's result is broadcast."
+def _split(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer,
+           gen: torch.Generator, step: int):
+    """A split step on training examples drawn by the data generator (the same on every rank);
+    rank 0's result is broadcast."""
     idx = torch.randint(0, len(self.train_set), (self.cfg.split.n_examples,), generator=gen)
     ids, ym = (t[idx].to(self.device) for t in (self.train_set.input_ids, self.train_set.y_mask))
     event = split_dead_code(model, ids, ym, self.cfg.split, opt)
@@ -364,98 +447,131 @@ def _split(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer, gen: tor
         for p in model.parameters():
             dist.broadcast(p.data, 0)
             for k in sorted(opt.state.get(p, {})):
-                if torch.is_tensor(opt.state[p][k]) and opt.state[p][k].ndim: dist.broadcast(opt.state[p][k], 0)
+                if torch.is_tensor(opt.state[p][k]) and opt.state[p][k].ndim:
+                    dist.broadcast(opt.state[p][k], 0)
     if event: self._log(dict(phase='split', step=step, **event))
 
 def _truncate_log(path: Path, step: int):
-    "Keep the log lines written up to the checkpoint at `step`: a resumed run writes the rest again."
+    """Keep the log lines written up to the checkpoint at `step`: a resumed run writes the rest
+    again."""
     if not path.exists(): return
     lines, records = path.read_text().splitlines(), []
     for n, line in enumerate(lines, 1):
         try: records.append(json.loads(line))
         except json.JSONDecodeError:
-            if n == len(lines): break                # a line torn by a kill: the resumed run writes it again
+            # a line torn by a kill: the resumed run writes it again
+            if n == len(lines): break
             raise ValueError(f"{path}, line {n}: not a JSON record; the log is damaged") from None
-    keep = [l for l, r in zip(lines, records) if r['phase'] == 'base' or r['step'] < step or (r['phase'] == 'eval' and r['step'] <= step)]
+    keep = [l for l, r in zip(lines, records) if r['phase'] == 'base' or r['step'] < step
+            or (r['phase'] == 'eval' and r['step'] <= step)]
     atomic_write_bytes(path, ''.join(l + '\n' for l in keep).encode())
 
 # %% ../nbs/09a_train.ipynb #e7b0a002
 def init_decoder_from_base(decoder: CausalTransformer, base: nn.Module, # a Hugging Face causal LM
                           ) -> None:
-    "Copy the base model's token embeddings (and its output layer, when it has one of the same shape) into `decoder`."
+    """Copy the base model's token embeddings (and its output layer, when it has one of the same
+    shape) into `decoder`."""
     emb = base.get_input_embeddings().weight
     if emb.shape[1] != decoder.d_model:
-        raise ValueError(f"decoder_init='base_embeddings' needs model.d_model equal to the base model's width {emb.shape[1]}, got {decoder.d_model}")
-    if emb.shape[0] < decoder.vocab_size: raise ValueError(f"the base model embeds {emb.shape[0]} tokens, fewer than the vocabulary's {decoder.vocab_size}")
+        raise ValueError("decoder_init='base_embeddings' needs model.d_model equal to the base "
+                         f"model's width {emb.shape[1]}, got {decoder.d_model}")
+    if emb.shape[0] < decoder.vocab_size:
+        raise ValueError(f"the base model embeds {emb.shape[0]} tokens, fewer than the "
+                         f"vocabulary's {decoder.vocab_size}")
     V, out = decoder.vocab_size, base.get_output_embeddings()
     with torch.no_grad():
         decoder.tok.weight.copy_(emb[:V])
         if out is not None and out.weight.shape[1] == decoder.d_model:
             decoder.head.weight.copy_(out.weight[:V])
-            decoder.head.bias.copy_(out.bias[:V] if getattr(out, 'bias', None) is not None else torch.zeros(V))
+            decoder.head.bias.copy_(out.bias[:V] if getattr(out, 'bias', None) is not None
+                                    else torch.zeros(V))
 
 # %% ../nbs/09a_train.ipynb #e7b0a003
 class DataError(ValueError):
-    "Own data that cannot be used: a missing file or folder, a malformed line, an over-long pair, the missing extra."
+    """Own data that cannot be used: a missing file or folder, a malformed line, an over-long
+    pair, the missing extra."""
 
 class TextTrainer(Trainer):
-    "The pipeline on your own pairs: a held-out split, b from the pretrained base model scored once into the cache, the CVAE."
+    """The pipeline on your own pairs: a held-out split, b from the pretrained base model scored
+    once into the cache, the CVAE."""
     def _load_data(self):
         try: self._read_pairs()
-        except (ValueError, ImportError) as e: raise DataError(str(e)) from None   # the command line says it, without a traceback
+        # the command line says it, without a traceback
+        except (ValueError, ImportError) as e: raise DataError(str(e)) from None
 
     def _read_pairs(self):
         d, cfg = self.cfg.data, self.cfg
         self.base = FrozenBaseModel(load_causal_lm(d.base_model).to(self.device))
         self.tokenizer = load_tokenizer(d.tokenizer or d.base_model)
-        data = TextPairs(read_pairs(d.path, d.x_key, d.y_key), self.tokenizer, max_positions(self.base.model), d.too_long)
+        data = TextPairs(read_pairs(d.path, d.x_key, d.y_key), self.tokenizer,
+                         max_positions(self.base.model), d.too_long)
         self.dropped, self.pad_id = data.dropped, data.pad_id
         if data.dropped and self.rank == 0:
-            print(f"{len(data.dropped)} pairs longer than the base model reads were left out (too_long='drop')", file=sys.stderr)
-        if len(data) < 2: raise ValueError(f"data file {d.path}: {len(data)} usable pair(s); a held-out split needs at least 2")
-        order = torch.randperm(len(data), generator=torch.Generator().manual_seed(cfg.seed)).tolist()
+            print(f"{len(data.dropped)} pairs longer than the base model reads were left out "
+                  "(too_long='drop')", file=sys.stderr)
+        if len(data) < 2:
+            raise ValueError(f"data file {d.path}: {len(data)} usable pair(s); a held-out split "
+                             "needs at least 2")
+        order = torch.randperm(len(data),
+                               generator=torch.Generator().manual_seed(cfg.seed)).tolist()
         n_eval = min(len(data) - 1, max(1, round(d.eval_fraction * len(data))))
-        self.eval_set, self.train_set = [data[i] for i in order[:n_eval]], [data[i] for i in order[n_eval:]]
-        self.vocab_size, self.seq_len = len(self.tokenizer), max(len(it['input_ids']) for it in data)
+        self.eval_set, self.train_set = ([data[i] for i in order[:n_eval]],
+                                         [data[i] for i in order[n_eval:]])
+        self.vocab_size, self.seq_len = (len(self.tokenizer),
+                                         max(len(it['input_ids']) for it in data))
 
     def _new_model(self) -> nn.Module:
         model = build_model(self.cfg, self.vocab_size, self.seq_len)
-        if self.cfg.data.decoder_init == 'base_embeddings': init_decoder_from_base(model.decoder, self.base.model)
+        if self.cfg.data.decoder_init == 'base_embeddings':
+            init_decoder_from_base(model.decoder, self.base.model)
         return model
 
-    def _tensors(self, ds: list, b: tuple) -> dict: # the set right-padded to its longest pair, with its attention mask
+    def _tensors(self, ds: list,
+                 b: tuple) -> dict: # the set right-padded to its longest pair, with attention mask
         batch = collate(ds, self.pad_id)
-        return {k: v.to(self.device) for k, v in dict(batch, base_surprisal=b[0], base_token_surprisal=b[1]).items()}
+        return {k: v.to(self.device)
+                for k, v in dict(batch, base_surprisal=b[0], base_token_surprisal=b[1]).items()}
 
-    def _frozen_base(self) -> nn.Module: return self.base # the pretrained base model, loaded and frozen above
+    def _frozen_base(self) -> nn.Module:
+        return self.base # the pretrained base model, loaded and frozen above
 
 # %% ../nbs/09a_train.ipynb #e7b0a004
 @patch
 @torch.no_grad()
-def held_out(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float, step: int) -> tuple:
-    "Per-example held-out (recon_nll, kl, weights, recon_term), (n,) each, and beta; batches of `batch_size`."
+def held_out(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
+             step: int) -> tuple:
+    """Per-example held-out (recon_nll, kl, weights, recon_term), (n,) each, and beta; batches of
+    `batch_size`."""
     data, outs = self._tensors(self.eval_set, b_eval), []
     was = model.training; model.eval()
     with torch.random.fork_rng(devices=[self.device] if self.device.type == 'cuda' else []):
-        torch.manual_seed(self.cfg.seed + 7)                  # evaluation noise is reproducible and leaves training's RNG alone
+        # evaluation noise is reproducible and leaves training's RNG alone
+        torch.manual_seed(self.cfg.seed + 7)
         for i in torch.arange(len(self.eval_set), device=self.device).split(self.cfg.batch_size):
-            with self._autocast(): outs.append(model(**_rows(data, i), base_mean=base_mean, step=step))
+            with self._autocast():
+                outs.append(model(**_rows(data, i), base_mean=base_mean, step=step))
     model.train(was)
     cat = lambda k: torch.cat([getattr(o, k).float().cpu() for o in outs])
     return tuple(cat(k) for k in ('recon_nll', 'kl', 'weights', 'recon_term')), outs[-1].beta
 
 @patch
-def evaluate(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float, step: int) -> dict:
-    "Held-out figures without an oracle: b, l, KL, code-length reduction, fractional gain, weight health."
+def evaluate(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
+             step: int) -> dict:
+    """Held-out figures without an oracle: b, l, KL, code-length reduction, fractional gain,
+    weight health."""
     (l, kl, w, term), beta = self.held_out(model, b_eval, base_mean, step)
-    return dict(step=step, **own_data_summary(l, kl, b_eval[0], w), recon_term=term.mean().item(), beta=beta,
+    return dict(step=step, **own_data_summary(l, kl, b_eval[0], w),
+                recon_term=term.mean().item(), beta=beta,
                 n_heldout=len(l), n_train=len(self.train_set), n_dropped=len(self.dropped))
 
 @patch
 def per_example(self: TextTrainer) -> dict:
-    "The trained CVAE's held-out figures pair by pair: b, l, KL and the weight, (n,) each; after `fit` (or `fit(resume=True)`)."
-    if getattr(self, 'model', None) is None: raise ValueError("per_example needs a trained CVAE: call fit() (or fit(resume=True)) first")
-    b = self.b                                # read from the caches by fit: no second pass over them
+    """The trained CVAE's held-out figures pair by pair: b, l, KL and the weight, (n,) each;
+    after `fit` (or `fit(resume=True)`)."""
+    if getattr(self, 'model', None) is None:
+        raise ValueError("per_example needs a trained CVAE: call fit() (or fit(resume=True)) first")
+    # read from the caches by fit: no second pass over them
+    b = self.b
     (l, kl, w, _), _ = self.held_out(self.model, b['eval'], b['base_mean'], self.cfg.steps)
     return dict(base_surprisal=b['eval'][0], recon_nll=l, kl=kl, weights=w)
 
