@@ -405,6 +405,32 @@ def scoring_provenance(model: nn.Module, # the base model (a FrozenBaseModel or 
                 padding='right',
                 pad_id=int(pad_id), format=FORMAT_VERSION)
 
+# %% ../nbs/02a_cache.ipynb #b7d3b94a
+class _Subset:
+    "The items of `dataset` at `positions`."
+    def __init__(self, dataset, positions): self.dataset, self.positions = dataset, positions
+    def __len__(self): return len(self.positions)
+    def __getitem__(self, i): return self.dataset[self.positions[i]]
+
+def _merged_arrays(old, new: ScoredExamples) -> dict:
+    """Cache arrays holding the examples of `old` (a cache or None) and `new`, unique keys in
+    sorted order."""
+    arrays = () if old is None else (old.keys, old.b, old.offsets, old.token)
+    parts = [ScoredExamples(*map(np.asarray, arrays))] if arrays else []
+    parts.append(new)
+    keys = np.concatenate([p.fingerprints for p in parts])
+    example = np.concatenate([p.b for p in parts])
+    counts = np.concatenate([np.diff(p.offsets) for p in parts])
+    starts = np.concatenate([p.offsets[:-1] + sum(len(q.token) for q in parts[:j])
+                             for j, p in enumerate(parts)])
+    token_all = np.concatenate([p.token for p in parts])
+    keys, first = np.unique(keys, return_index=True)          # sorted, one row per distinct example
+    offsets = np.concatenate([[0], np.cumsum(counts[first])]).astype(np.int64)
+    token = (np.concatenate([token_all[starts[i]:starts[i] + counts[i]] for i in first])
+             if len(first)
+             else np.zeros(0, np.float32))
+    return dict(keys=keys, example=example[first], offsets=offsets, token=token.astype(np.float32))
+
 # %% ../nbs/02a_cache.ipynb #6bd9e0bd
 def build_cache(model: nn.Module, # the base model (a FrozenBaseModel is asserted frozen)
                 dataset, # sequence of items with input_ids (T,) and y_mask (T,)
@@ -434,32 +460,6 @@ def build_cache(model: nn.Module, # the base model (a FrozenBaseModel is asserte
     if rank == 0: _write_cache_file(path, dict(provenance=prov), _merged_arrays(old, new))
     if world > 1: dist.barrier()
     return BaseSurprisalCache(path, prov)
-
-# %% ../nbs/02a_cache.ipynb #b7d3b94a
-class _Subset:
-    "The items of `dataset` at `positions`."
-    def __init__(self, dataset, positions): self.dataset, self.positions = dataset, positions
-    def __len__(self): return len(self.positions)
-    def __getitem__(self, i): return self.dataset[self.positions[i]]
-
-def _merged_arrays(old, new: ScoredExamples) -> dict:
-    """Cache arrays holding the examples of `old` (a cache or None) and `new`, unique keys in
-    sorted order."""
-    arrays = () if old is None else (old.keys, old.b, old.offsets, old.token)
-    parts = [ScoredExamples(*map(np.asarray, arrays))] if arrays else []
-    parts.append(new)
-    keys = np.concatenate([p.fingerprints for p in parts])
-    example = np.concatenate([p.b for p in parts])
-    counts = np.concatenate([np.diff(p.offsets) for p in parts])
-    starts = np.concatenate([p.offsets[:-1] + sum(len(q.token) for q in parts[:j])
-                             for j, p in enumerate(parts)])
-    token_all = np.concatenate([p.token for p in parts])
-    keys, first = np.unique(keys, return_index=True)          # sorted, one row per distinct example
-    offsets = np.concatenate([[0], np.cumsum(counts[first])]).astype(np.int64)
-    token = (np.concatenate([token_all[starts[i]:starts[i] + counts[i]] for i in first])
-             if len(first)
-             else np.zeros(0, np.float32))
-    return dict(keys=keys, example=example[first], offsets=offsets, token=token.astype(np.float32))
 
 # %% ../nbs/02a_cache.ipynb #40b8a858
 class WithBaseSurprisal(torch.utils.data.Dataset):

@@ -119,6 +119,7 @@ def _wrap(model: nn.Module, device: torch.device) -> nn.Module:
     return nn.parallel.DistributedDataParallel(model, device_ids=[device]
                                                if device.type == 'cuda' else None)
 
+# %% ../nbs/09a_train.ipynb #c954790a
 def on_rank0(fn):
     """Run `fn` on rank 0 only; an exception there is raised on every rank (with rank 0's
     message), so none waits alone."""
@@ -134,13 +135,13 @@ def on_rank0(fn):
     if err[0] is not None:
         raise (RunDirectoryError if err[0][0] == 'RunDirectoryError' else RuntimeError)(err[0][1])
 
+# %% ../nbs/09a_train.ipynb #a2d248b2
 class LogLines:
     """tqdm's `update` and `set_postfix` as one log line every `every` steps: progress for a log
     file, not a line per step."""
     def __init__(self, total: int, desc: str, every: int, file=None):
-        self.total, self.desc, self.every, self.file, self.n, self.postfix = (total, desc, every,
-                                                                              file, 0, {})
-        self.t0 = time.perf_counter()
+        self.total, self.desc, self.every, self.file = total, desc, every, file
+        self.n, self.postfix, self.t0 = 0, {}, time.perf_counter()
     def __enter__(self): return self
     def __exit__(self, *exc): pass
     def set_postfix(self, **kw):
@@ -189,9 +190,9 @@ class Trainer:
 
     def _tensors(self, ds,
                  b: tuple) -> dict: # a whole set as the model's keyword arguments, on the device
-        return {k: v.to(self.device)
-                for k, v in dict(input_ids=ds.input_ids, y_mask=ds.y_mask, base_surprisal=b[0],
-                                                      base_token_surprisal=b[1]).items()}
+        tensors = dict(input_ids=ds.input_ids, y_mask=ds.y_mask, base_surprisal=b[0],
+                       base_token_surprisal=b[1])
+        return {k: v.to(self.device) for k, v in tensors.items()}
 
     def _log(self, record: dict):
         if self.rank == 0:
@@ -362,6 +363,7 @@ def _rows(data: dict, i: torch.Tensor) -> dict:
         out = {k: v[:, :T] if v.ndim == 2 else v for k, v in out.items()}
     return out
 
+# %% ../nbs/09a_train.ipynb #d22b6774
 @patch
 def fit(self: Trainer, resume: bool=False) -> dict:
     "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
@@ -451,6 +453,7 @@ def _split(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer,
                     dist.broadcast(opt.state[p][k], 0)
     if event: self._log(dict(phase='split', step=step, **event))
 
+# %% ../nbs/09a_train.ipynb #7e55ad49
 def _truncate_log(path: Path, step: int):
     """Keep the log lines written up to the checkpoint at `step`: a resumed run writes the rest
     again."""
