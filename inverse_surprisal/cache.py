@@ -20,7 +20,7 @@ from torch import Tensor, nn
 from tqdm.auto import tqdm
 
 from .files import atomic_open
-from .losses import check_positive_number
+from .losses import check_choice, check_positive_number
 from .reference import (FrozenBaseModel, eval_mode, forward_params,
                                          model_fingerprint, score_checked, vocabulary_size,
                         y_mask_from_labels)
@@ -442,8 +442,7 @@ def build_cache(model: nn.Module, # the base model (a FrozenBaseModel is asserte
                 progress: bool=True, # tqdm progress bar
                ) -> BaseSurprisalCache:
     "Score `dataset` with `model` into the cache at `path` (reusing what is there) and open it."
-    if on_stale not in ('rebuild', 'error'):
-        raise ValueError(f"on_stale must be 'rebuild' or 'error', got {on_stale!r}")
+    check_choice('on_stale', on_stale, ('rebuild', 'error'))
     path, prov = Path(path), scoring_provenance(model, pad_id)
     old = None
     if path.exists():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .continuous_cvae import ContinuousCVAEConfig
 from .files import atomic_write_bytes
-from .losses import check_field_types
+from .losses import check_choice, check_field_types
 from .nn import CVAEArchConfig
 from .objective import ObjectiveConfig
 from .shared_discrete_cvae import SharedDiscreteCVAEConfig, SplitConfig
@@ -118,11 +118,8 @@ class DataConfig:
         check_field_types(self)
         if not 0 < self.eval_fraction < 1:
             raise ValueError(f"eval_fraction must be in (0, 1), got {self.eval_fraction!r}")
-        if self.too_long not in ('error', 'drop'):
-            raise ValueError(f"too_long must be 'error' or 'drop', got {self.too_long!r}")
-        if self.decoder_init not in ('random', 'base_embeddings'):
-            raise ValueError("decoder_init must be 'random' or 'base_embeddings', got "
-                             f"{self.decoder_init!r}")
+        check_choice('too_long', self.too_long, ('error', 'drop'))
+        check_choice('decoder_init', self.decoder_init, ('random', 'base_embeddings'))
         if bool(self.path) != bool(self.base_model):
             raise ValueError("path and base_model go together: own data needs the pairs (path) and "
                              "the base model's folder (base_model)")
@@ -162,13 +159,11 @@ class RunConfig:
 
     def __post_init__(self):
         check_field_types(self)
-        if self.base not in ('learned', 'oracle', 'pretrained'):
-            raise ValueError(f"base must be 'learned', 'oracle' or 'pretrained', got {self.base!r}")
+        check_choice('base', self.base, ('learned', 'oracle', 'pretrained'))
         if (self.base == 'pretrained') != bool(self.data.path):
             raise ValueError("base='pretrained' goes with own data (data.path and "
                              "data.base_model); the synthetic task takes 'learned' or 'oracle'")
-        if self.precision not in ('fp32', 'bf16'):
-            raise ValueError(f"precision must be 'fp32' or 'bf16', got {self.precision!r}")
+        check_choice('precision', self.precision, ('fp32', 'bf16'))
         for names, lo in ((('n_train', 'n_eval', 'batch_size', 'steps', 'base_batch_size',
                             'eval_every', 'log_every'), 1),
                           (('seed', 'base_steps', 'base_warmup_steps'), 0)):

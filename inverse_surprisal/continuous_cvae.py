@@ -12,6 +12,7 @@ import torch
 from fastcore.basics import patch
 from torch import Tensor, nn
 
+from .losses import check_choice
 from .nn import (CVAEArchConfig, check_cvae_batch, context_mask,
                                   sample_continuation, sequence_nll,
                                   split_context)
@@ -43,8 +44,7 @@ class ContinuousCVAEConfig(CVAEArchConfig):
 
     def __post_init__(self):
         self._check_ints('latent_dim', 'n_samples')
-        if self.prior not in ('conditional', 'standard'):
-            raise ValueError(f"prior must be 'conditional' or 'standard', got {self.prior!r}")
+        check_choice('prior', self.prior, ('conditional', 'standard'))
         if not self.max_logvar > 0:
             raise ValueError(f"max_logvar must be > 0, got {self.max_logvar!r}")
 
@@ -126,8 +126,7 @@ def generate(self: ContinuousCVAE, input_ids: Tensor,
              greedy: bool=False, generator: torch.Generator=None,
             ) -> Tensor: # (bs, n_y) generated y
     "Sample y given x, with z from the prior (generation) or the posterior (reconstruction)."
-    if source not in ('prior', 'posterior'):
-        raise ValueError(f"source must be 'prior' or 'posterior', got {source!r}")
+    check_choice('source', source, ('prior', 'posterior'))
     context = split_context(input_ids, y_mask)
     mu, lv = self.prior(context) if source == 'prior' else self.posterior(input_ids)
     z = mu + (0.5 * lv).exp() * torch.randn(mu.shape, generator=generator, device=mu.device)

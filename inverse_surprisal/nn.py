@@ -14,7 +14,7 @@ from dataclasses import KW_ONLY, dataclass
 import torch
 from torch import Tensor, nn
 
-from .losses import check_field_types, y_region_token_nll
+from .losses import check_choice, check_field_types, y_region_token_nll
 
 # %% ../nbs/05_nn.ipynb #6e63af69
 def _tokens_and_blocks(m: nn.Module, vocab_size: int, max_len: int, d_model: int, n_layers: int,
@@ -164,11 +164,8 @@ class CVAEArchConfig:
         if self.d_model % self.n_heads:
             raise ValueError(f"d_model must be divisible by n_heads, got {self.d_model} "
                              f"and {self.n_heads}")
-        if self.posterior_encoder not in ('alignment', 'transformer'):
-            raise ValueError("posterior_encoder must be 'alignment' or 'transformer', got "
-                             f"{self.posterior_encoder!r}")
-        if self.aux_head not in ('alignment', 'bow'):
-            raise ValueError(f"aux_head must be 'alignment' or 'bow', got {self.aux_head!r}")
+        check_choice('posterior_encoder', self.posterior_encoder, ('alignment', 'transformer'))
+        check_choice('aux_head', self.aux_head, ('alignment', 'bow'))
         if self.head_context_gate and self.aux_head != 'alignment':
             raise ValueError("head_context_gate needs aux_head='alignment'")
         if 'alignment' in (self.posterior_encoder, self.aux_head):

@@ -15,7 +15,7 @@ from fastcore.basics import patch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .losses import check_field_types
+from .losses import check_choice, check_field_types
 from .nn import (AlignmentEncoder, CVAEArchConfig, check_cvae_batch, context_mask,
                                   sample_continuation,
                                   sequence_nll, split_context)
@@ -44,13 +44,11 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
         if not self.code_sizes or any(not isinstance(k, int) or k < 2 for k in self.code_sizes):
             raise ValueError(f"code_sizes must be one or more ints >= 2, got {self.code_sizes!r}")
         self._check_ints('exact_max_classes')
-        if self.prior not in ('conditional', 'uniform'):
-            raise ValueError(f"prior must be 'conditional' or 'uniform', got {self.prior!r}")
+        check_choice('prior', self.prior, ('conditional', 'uniform'))
         if not (0 < self.tau_min <= self.tau_start) or self.tau_decay < 0:
             raise ValueError("need 0 < tau_min <= tau_start and tau_decay >= 0, got "
                              f"{self.tau_min}, {self.tau_start}, {self.tau_decay}")
-        if self.estimator not in ('elbo', 'em'):
-            raise ValueError(f"estimator must be 'elbo' or 'em', got {self.estimator!r}")
+        check_choice('estimator', self.estimator, ('elbo', 'em'))
         if self.estimator == 'em' and self.n_joint > self.exact_max_classes:
             raise ValueError(f"estimator='em' needs exact enumeration: {self.n_joint} joint "
                              f"classes > exact_max_classes={self.exact_max_classes}")
@@ -205,8 +203,7 @@ def generate(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor, # (bs,
             ) -> Tensor: # (bs, n_y)
     """Sample y given x, with the codes drawn from the prior (generation) or the posterior
     (reconstruction)."""
-    if source not in ('prior', 'posterior'):
-        raise ValueError(f"source must be 'prior' or 'posterior', got {source!r}")
+    check_choice('source', source, ('prior', 'posterior'))
     context = split_context(input_ids, y_mask)
     logs = self.prior(context) if source == 'prior' else self.posterior(input_ids)
     onehots = [F.one_hot(torch.multinomial(lp.exp(), 1, generator=generator)[:, 0], k).float()

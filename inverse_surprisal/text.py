@@ -15,6 +15,8 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
+from .losses import check_choice
+
 # %% ../nbs/03a_text.ipynb #f46e7934
 def _pair(rec, x_key: str, y_key: str, where: str) -> tuple:
     if not isinstance(rec, Mapping):
@@ -106,8 +108,7 @@ class TextPairs(torch.utils.data.Dataset):
                  max_len: int=None, # the longest sequence the base model reads; None: no limit
                  too_long: str='error', # 'error' | 'drop' (reported in `dropped`)
                 ):
-        if too_long not in ('error', 'drop'):
-            raise ValueError(f"too_long must be 'error' or 'drop', got {too_long!r}")
+        check_choice('too_long', too_long, ('error', 'drop'))
         eos = tokenizer.eos_token_id
         if eos is None:
             raise ValueError("the tokenizer has no eos_token_id: y needs an end-of-sequence token")
