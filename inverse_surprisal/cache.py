@@ -22,8 +22,8 @@ from tqdm.auto import tqdm
 from .files import atomic_open
 from .losses import check_choice, check_positive_number
 from .reference import (FrozenBaseModel, eval_mode, forward_params,
-                                         model_fingerprint, score_checked, vocabulary_size,
-                        y_mask_from_labels)
+                                         model_fingerprint, outside_vocabulary, score_checked,
+                                         y_mask_from_labels)
 
 # %% ../nbs/02a_cache.ipynb #db6ec2ea
 def _is_tensor(t) -> bool: return type(t) is Tensor or isinstance(t, Tensor)
@@ -85,16 +85,16 @@ def _flatten(items: list, # [(input_ids (T,), y_mask (T,)), ...] as `_example_fi
     if y.dtype != torch.bool:
         bad = y != 0 if y.is_floating_point() else (y != 0) & (y != 1)
         if bad.any():
-            raise ValueError(f"dataset item {_item_at(flat, bad)}: y_mask must be bool (or integer "
+            i, t = _item_at(flat, bad)
+            raise ValueError(f"dataset item {i}, position {t}: y_mask must be bool (or integer "
                              f"0/1), got {y[bad][0].item()}")
     return flat._replace(y=y.bool())
 
-def _item_at(flat: _Flat, bad: Tensor) -> str:
-    """'i, position t' of the first True of `bad` (N,), a condition over the examples laid end to
-    end."""
+def _item_at(flat: _Flat, bad: Tensor) -> tuple: # (item i, position t in it)
+    "Where the first True of `bad` (N,), a condition over the examples laid end to end, lies."
     k = bad.nonzero()[0].item()
     i = int(np.searchsorted(flat.starts.numpy(), k, side='right')) - 1
-    return f"{i}, position {k - flat.starts[i].item()}"
+    return i, k - flat.starts[i].item()
 
 # %% ../nbs/02a_cache.ipynb #ae7c701f
 def example_fingerprint(input_ids: Tensor, # (T,) token ids of one example, unpadded
@@ -321,16 +321,14 @@ def _check_for_scoring(model: nn.Module, flat: _Flat) -> Tensor: # (n,) int64 y 
                          "(y_mask is all False)")
     at0 = torch.zeros_like(flat.y); at0[flat.starts[flat.lengths > 0]] = True
     if (flat.y & at0).any():
-        raise ValueError(f"dataset item {_item_at(flat, flat.y & at0).split(',')[0]}: y_mask marks "
-                         "position 0 as y: the "
-                         "token at position t is scored by the logits at t-1, so position 0 "
-                         "cannot be scored")
-    V = vocabulary_size(model)
-    if (V is not None and len(flat.ids)
-        and (flat.ids.min().item() < 0 or flat.ids.max().item() >= V)):
-        bad = (flat.ids < 0) | (flat.ids >= V)
-        raise ValueError(f"dataset item {_item_at(flat, bad)}: input_ids must be in [0, {V}) for "
-                         f"this model, got {flat.ids[bad][0].item()}")
+        raise ValueError(f"dataset item {_item_at(flat, flat.y & at0)[0]}: y_mask marks position "
+                         "0 as y: the token at position t is scored by the logits at t-1, so "
+                         "position 0 cannot be scored")
+    found = outside_vocabulary(model, flat.ids)
+    if found:
+        (V, bad), (i, t) = found, _item_at(flat, found[1])
+        raise ValueError(f"dataset item {i}, position {t}: input_ids must be in [0, {V}) for this "
+                         f"model, got {flat.ids[bad][0].item()}")
     return n_y
 
 # %% ../nbs/02a_cache.ipynb #ba0ca525
