@@ -28,8 +28,9 @@ from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
 from .train import (DataError, RunDirectoryError, on_rank0, default_device,
                                      make_trainer)
 
-# %% ../nbs/09c_cli.ipynb #864cc8d8
-def _train_parser(p):
+# %% ../nbs/09c_cli.ipynb #f98cc6b3
+def _source_args(p):
+    "Where a run's settings and data come from: a preset, a config file or own data."
     p.add_argument('--preset', choices=sorted(PRESETS),
                    help='named configuration: demo (the whole pipeline on an 8-class task, about '
                         '2 minutes), full (the 12-class default task, about 30 minutes), probe '
@@ -45,6 +46,11 @@ def _train_parser(p):
                         'base model')
     p.add_argument('--tokenizer',
                    help='with --data: the tokenizer\'s folder (default: the --base-model folder)')
+
+# %% ../nbs/09c_cli.ipynb #1dda4273
+def _train_parser(p):
+    "The options of `train` and `compare`."
+    _source_args(p)
     p.add_argument('--seed', type=int, help='random seed of data, models and training')
     p.add_argument('--out', default='runs/demo', help='run directory')
     p.add_argument('--resume', action='store_true',
@@ -64,6 +70,7 @@ def _train_parser(p):
     p.add_argument('--no-progress', action='store_true',
                    help='hide progress bars and progress lines')
 
+# %% ../nbs/09c_cli.ipynb #fcfdfeb3
 def _config_from_args(a) -> RunConfig:
     over = {}
     # --data: b from the pretrained base model
@@ -78,7 +85,7 @@ def _config_from_args(a) -> RunConfig:
     if a.config: return from_dict(RunConfig, merge_overrides(asdict(load_config(a.config)), over))
     return make_config(a.preset or ('text' if a.data else 'demo'), over)
 
-# %% ../nbs/09c_cli.ipynb #b45e6d33
+# %% ../nbs/09c_cli.ipynb #8563880c
 def _device_from_args(a) -> torch.device:
     """--device, checked; under torchrun a CUDA device is this process's LOCAL_RANK GPU, made the
     current one."""
@@ -96,6 +103,72 @@ def _init_distributed(device: torch.device):
     if 'RANK' in os.environ and 'WORLD_SIZE' in os.environ and not dist.is_initialized():
         dist.init_process_group('nccl' if device.type == 'cuda' else 'gloo')
 
+# %% ../nbs/09c_cli.ipynb #88398946
+def _share_base(src: Path, dest: Path):
+    """The same seed trains the same base model: give `dest` the base checkpoint and caches of
+    `src` instead of training it again."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ('base.ckpt', 'base_train.iscache', 'base_eval.iscache'):
+        if (src / name).exists() and not (dest / name).exists():
+            atomic_write_bytes(dest / name, (src / name).read_bytes())
+
+# %% ../nbs/09c_cli.ipynb #442a7c47
+def _markdown_table(rows: list) -> str:
+    fmt = lambda v: 'n/a' if v is None else f'{v:.3f}' if isinstance(v, float) else str(v)
+    keys = list(rows[0])
+    row = lambda cells: '| ' + ' | '.join(cells) + ' |'
+    lines = [row(keys), '|' + '---|' * len(keys)] + [row(fmt(r[k]) for k in keys) for r in rows]
+    return '\n'.join(lines) + '\n'
+
+# %% ../nbs/09c_cli.ipynb #e3d1ec04
+def _report(run: Path):
+    if not (run / 'metrics.json').exists():
+        raise SystemExit(f"{run} holds no finished run (no metrics.json)")
+    metrics, cfg = json.loads((run / 'metrics.json').read_text()), load_config(run / 'config.json')
+    figs = write_figures(run)
+    text = (f"# Run {run.name}\n\n```\n{summary_table(metrics, cfg)}\n```\n\n"
+            + ''.join(f'![{f.stem}]({f.name})\n' for f in figs))
+    atomic_write_bytes(run / 'report.md', text.encode()); print(text)
+    return metrics
+
+# %% ../nbs/09c_cli.ipynb #c3ea4251
+def _train(a, cfg: RunConfig, device: torch.device) -> dict:
+    "`train`: one run; rank 0 draws its figures and prints its table."
+    metrics = make_trainer(cfg, a.out, progress=not a.no_progress,
+                           device=device).fit(resume=a.resume)
+    if dist_info()[0] == 0:
+        try: write_figures(a.out)
+        except ImportError:
+            print('figures skipped: matplotlib is not installed (pip install '
+                  'inverse_surprisal[plot])')
+        print(summary_table(metrics, cfg))
+        print(f"run directory: {Path(a.out).resolve()} (config.json, metrics.json, "
+              "metrics.jsonl, training.png, checkpoints)")
+    return metrics
+
+# %% ../nbs/09c_cli.ipynb #1a88e8a0
+def _compare(a, cfg: RunConfig, device: torch.device) -> list:
+    "`compare`: every reconstruction term on every seed, each seed's base model trained once."
+    rows = []
+    for recon in RECON_TERMS:
+        for seed in a.seeds:
+            c = from_dict(RunConfig,
+                          merge_overrides(asdict(cfg),
+                                          dict(seed=seed, objective=dict(recon=recon))))
+            out = Path(a.out) / f'{recon}-seed{seed}'
+            if recon != 'plain':
+                on_rank0(lambda: _share_base(Path(a.out) / f'plain-seed{seed}', out))
+            m = make_trainer(c, out, progress=not a.no_progress, device=device).fit(resume=a.resume)
+            keys = OWN_DATA_KEYS if cfg.data.path else SUMMARY_KEYS
+            rows.append(dict(recon=recon, seed=seed, **{k: m.get(k) for k in keys}))
+    if dist_info()[0] == 0:
+        table = _markdown_table(rows)
+        atomic_write_bytes(Path(a.out) / 'compare.md', table.encode()); print(table)
+        print(f"runs and table: {Path(a.out).resolve()} (compare.md, one run directory "
+              "per term and seed)")
+    return rows
+
+# %% ../nbs/09c_cli.ipynb #f5ad2383
 def main(argv: list=None, # the arguments after the program name; sys.argv's when None
         ):
     "The `inverse-surprisal` command line."
@@ -118,72 +191,13 @@ def main(argv: list=None, # the arguments after the program name; sys.argv's whe
         cfg, device = _config_from_args(a), _device_from_args(a)
     except (ValueError, TypeError) as e: p.error(str(e))
     _init_distributed(device)
-    try: return _run(a, cfg, device)
+    try: return (_train if a.command == 'train' else _compare)(a, cfg, device)
     # raised on every rank alike: rank 0 says it
     except (RunDirectoryError, DataError) as e:
         if dist_info()[0] == 0: p.error(str(e))
         raise SystemExit(2) from None
     finally:
         if dist.is_available() and dist.is_initialized(): dist.destroy_process_group()
-
-def _run(a, cfg: RunConfig, device: torch.device):
-    rank = dist_info()[0]
-    if a.command == 'train':
-        metrics = make_trainer(cfg, a.out, progress=not a.no_progress,
-                               device=device).fit(resume=a.resume)
-        if rank == 0:
-            try: write_figures(a.out)
-            except ImportError:
-                print('figures skipped: matplotlib is not installed (pip install '
-                      'inverse_surprisal[plot])')
-            print(summary_table(metrics, cfg))
-            print(f"run directory: {Path(a.out).resolve()} (config.json, metrics.json, "
-                  "metrics.jsonl, training.png, checkpoints)")
-        return metrics
-    rows = []
-    for recon in RECON_TERMS:
-        for seed in a.seeds:
-            c = from_dict(RunConfig,
-                          merge_overrides(asdict(cfg),
-                                          dict(seed=seed, objective=dict(recon=recon))))
-            out = Path(a.out) / f'{recon}-seed{seed}'
-            if recon != 'plain':
-                on_rank0(lambda: _share_base(Path(a.out) / f'plain-seed{seed}', out))
-            m = make_trainer(c, out, progress=not a.no_progress, device=device).fit(resume=a.resume)
-            keys = OWN_DATA_KEYS if cfg.data.path else SUMMARY_KEYS
-            rows.append(dict(recon=recon, seed=seed, **{k: m.get(k) for k in keys}))
-    if rank == 0:
-        table = _markdown_table(rows)
-        atomic_write_bytes(Path(a.out) / 'compare.md', table.encode()); print(table)
-        print(f"runs and table: {Path(a.out).resolve()} (compare.md, one run directory "
-              "per term and seed)")
-    return rows
-
-# %% ../nbs/09c_cli.ipynb #d90ff086
-def _share_base(src: Path, dest: Path):
-    """The same seed trains the same base model: give `dest` the base checkpoint and caches of
-    `src` instead of training it again."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in ('base.ckpt', 'base_train.iscache', 'base_eval.iscache'):
-        if (src / name).exists() and not (dest / name).exists():
-            atomic_write_bytes(dest / name, (src / name).read_bytes())
-
-def _markdown_table(rows: list) -> str:
-    fmt = lambda v: 'n/a' if v is None else f'{v:.3f}' if isinstance(v, float) else str(v)
-    keys = list(rows[0])
-    row = lambda cells: '| ' + ' | '.join(cells) + ' |'
-    lines = [row(keys), '|' + '---|' * len(keys)] + [row(fmt(r[k]) for k in keys) for r in rows]
-    return '\n'.join(lines) + '\n'
-
-def _report(run: Path):
-    if not (run / 'metrics.json').exists():
-        raise SystemExit(f"{run} holds no finished run (no metrics.json)")
-    metrics, cfg = json.loads((run / 'metrics.json').read_text()), load_config(run / 'config.json')
-    figs = write_figures(run)
-    text = (f"# Run {run.name}\n\n```\n{summary_table(metrics, cfg)}\n```\n\n"
-            + ''.join(f'![{f.stem}]({f.name})\n' for f in figs))
-    atomic_write_bytes(run / 'report.md', text.encode()); print(text)
-    return metrics
 
 # %% ../nbs/09c_cli.ipynb #59e58449
 def demo_batch(n: int=2000, # examples

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['build_model', 'build_base', 'save_checkpoint', 'load_checkpoint', 'default_device', 'on_rank0', 'LogLines', 'Trainer',
-           'RunDirectoryError', 'init_decoder_from_base', 'DataError', 'TextTrainer', 'make_trainer']
+           'base_optimizer', 'RunDirectoryError', 'init_decoder_from_base', 'DataError', 'TextTrainer', 'make_trainer']
 
 # %% ../nbs/09a_train.ipynb #1b96bdc9
 import dataclasses
@@ -156,7 +156,7 @@ class LogLines:
                   f"{time.perf_counter() - self.t0:.0f} s{extra}",
                   file=self.file or sys.stderr, flush=True)
 
-# %% ../nbs/09a_train.ipynb #9f38b7c1
+# %% ../nbs/09a_train.ipynb #fcf0214e
 class Trainer:
     """The whole pipeline of one run directory: base model, cached b, CVAE training, evaluation,
     checkpoints."""
@@ -182,31 +182,49 @@ class Trainer:
         self.train_set = SyntheticDataset(self.task, self.cfg.n_train, seed=self.cfg.seed)
         self.eval_set = SyntheticDataset(self.task, self.cfg.n_eval, seed=self.cfg.seed + 10_000)
 
-    def _new_model(self) -> nn.Module:
-        return build_model(self.cfg) # the CVAE, from the global torch RNG
+# %% ../nbs/09a_train.ipynb #3e1e158b
+@patch
+def _new_model(self: Trainer) -> nn.Module:
+    return build_model(self.cfg) # the CVAE, from the global torch RNG
 
-    def _frozen_base(self) -> nn.Module:
-        return self.train_base() # the z-free model whose b the run uses
+@patch
+def _frozen_base(self: Trainer) -> nn.Module:
+    return self.train_base() # the z-free model whose b the run uses
 
-    def _tensors(self, ds,
-                 b: tuple) -> dict: # a whole set as the model's keyword arguments, on the device
-        tensors = dict(input_ids=ds.input_ids, y_mask=ds.y_mask, base_surprisal=b[0],
-                       base_token_surprisal=b[1])
-        return {k: v.to(self.device) for k, v in tensors.items()}
+@patch
+def _tensors(self: Trainer, ds,
+             b: tuple) -> dict: # a whole set as the model's keyword arguments, on the device
+    tensors = dict(input_ids=ds.input_ids, y_mask=ds.y_mask, base_surprisal=b[0],
+                   base_token_surprisal=b[1])
+    return {k: v.to(self.device) for k, v in tensors.items()}
 
-    def _log(self, record: dict):
-        if self.rank == 0:
-            with open(self.out / 'metrics.jsonl', 'a') as f: f.write(json.dumps(record) + '\n')
+# %% ../nbs/09a_train.ipynb #8066faf2
+@patch
+def _log(self: Trainer, record: dict):
+    if self.rank == 0:
+        with open(self.out / 'metrics.jsonl', 'a') as f: f.write(json.dumps(record) + '\n')
 
-    def _bar(self, total, desc):
-        show = self.progress and self.rank == 0
-        if show and not sys.stderr.isatty(): return LogLines(total, desc, every=self.cfg.log_every)
-        return tqdm(total=total, desc=desc, disable=not show, leave=False)
+@patch
+def _bar(self: Trainer, total, desc):
+    show = self.progress and self.rank == 0
+    if show and not sys.stderr.isatty(): return LogLines(total, desc, every=self.cfg.log_every)
+    return tqdm(total=total, desc=desc, disable=not show, leave=False)
 
-    # bf16 autocast of the forward passes when the configuration asks for it; losses stay float32
-    def _autocast(self):
-        return torch.autocast(self.device.type, dtype=torch.bfloat16,
-                              enabled=self.cfg.precision == 'bf16')
+# bf16 autocast of the forward passes when the configuration asks for it; losses stay float32
+@patch
+def _autocast(self: Trainer):
+    return torch.autocast(self.device.type, dtype=torch.bfloat16,
+                          enabled=self.cfg.precision == 'bf16')
+
+# %% ../nbs/09a_train.ipynb #9b3f6de7
+def base_optimizer(cfg: RunConfig, # its base_lr, base_warmup_steps and base_steps
+                   base: nn.Module, # the z-free base model
+                  ) -> tuple: # (Adam, LambdaLR)
+    "Adam for the base model, its learning rate warmed up linearly and then decayed on a cosine."
+    opt = torch.optim.Adam(base.parameters(), lr=cfg.base_lr)
+    warm, total = max(1, cfg.base_warmup_steps), max(1, cfg.base_steps)
+    lr_at = lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * s / total))
+    return opt, torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
 
 # %% ../nbs/09a_train.ipynb #d01e60b0
 @patch
@@ -218,10 +236,7 @@ def train_base(self: Trainer) -> CausalTransformer:
     if path.exists(): base.load_state_dict(load_checkpoint(path)['model'])
     else:
         ddp, gen = _wrap(base, self.device), torch.Generator().manual_seed(cfg.seed + 1)
-        opt = torch.optim.Adam(base.parameters(), lr=cfg.base_lr)
-        warm, total = max(1, cfg.base_warmup_steps), max(1, cfg.base_steps)
-        lr_at = lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * s / total))
-        sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
+        opt, sched = base_optimizer(cfg, base)
         with self._bar(cfg.base_steps, 'base model') as bar:
             for step in range(cfg.base_steps):
                 # a new global batch every step, the same on every rank: a fixed training set is
@@ -244,7 +259,7 @@ def train_base(self: Trainer) -> CausalTransformer:
         if self.world > 1: dist.barrier()
     return FrozenBaseModel(base)
 
-# %% ../nbs/09a_train.ipynb #89a69643
+# %% ../nbs/09a_train.ipynb #ed30daad
 @patch
 def _served(self: Trainer, ds, cache) -> tuple:
     """(b (n,), token surprisal (n,T), right-padded) for a dataset, read back by content from the
@@ -255,6 +270,7 @@ def _served(self: Trainer, ds, cache) -> tuple:
                                           batch_first=True)
     return torch.stack([it['base_surprisal'] for it in items]).float(), tok
 
+# %% ../nbs/09a_train.ipynb #4578874e
 @patch
 def base_surprisals(self: Trainer) -> dict:
     """b and per-token surprisals for the training and held-out sets: scored once by the frozen
@@ -278,25 +294,58 @@ def base_surprisals(self: Trainer) -> dict:
     out['base_mean'] = float(out['train'][0].double().mean())
     return out
 
-# %% ../nbs/09a_train.ipynb #41b6236d
+# %% ../nbs/09a_train.ipynb #8158500f
 @patch
 @torch.no_grad()
-def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, step: int) -> dict:
-    "Held-out metrics against the oracle."
-    ds, task = self.eval_set, self.task
+def _eval_outputs(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, step: int):
+    "The model's outputs on the whole held-out set, moved to the CPU, where metrics are computed."
+    ds = self.eval_set
     was = model.training; model.eval()
     # evaluation noise is reproducible and leaves training's RNG alone
     with torch.random.fork_rng():
         torch.manual_seed(self.cfg.seed + 7)
         out = model(*(t.to(self.device) for t in (ds.input_ids, ds.y_mask, b_eval[0], b_eval[1])),
                     base_mean, step=step)
-    out = dataclasses.replace(out,
-                              **{k: v.cpu() for k, v in vars(out).items() if torch.is_tensor(v)},
-                              extras={k: [t.cpu() for t in v] if isinstance(v, list) else v.cpu()
-                                      if torch.is_tensor(v) else v
-                                      # metrics are computed on the CPU
-                                      for k, v in out.extras.items()})
     model.train(was)
+    return dataclasses.replace(out,
+                               **{k: v.cpu() for k, v in vars(out).items() if torch.is_tensor(v)},
+                               extras={k: [t.cpu() for t in v] if isinstance(v, list) else v.cpu()
+                                       if torch.is_tensor(v) else v
+                                       for k, v in out.extras.items()})
+
+# %% ../nbs/09a_train.ipynb #5d2947b6
+@patch
+def _code_metrics(self: Trainer, model: nn.Module, out, # the held-out outputs
+                  joint_f: torch.Tensor, # (n,) each example's true class
+                 ) -> dict:
+    """How the code matches the task's classes and factors: NMI, classes with their own code and
+    MIG of the most probable codes (discrete), linear probes of the posterior mean (continuous)."""
+    f, res = self.eval_set.batch.factors, {}
+    if self.cfg.model.family == 'discrete':
+        codes = [lq.argmax(1) for lq in out.extras['log_q']]
+        joint = model.joint_class(codes)
+        res['nmi_joint'] = normalized_mutual_information(joint, joint_f)
+        res['classes_with_own_code'] = classes_with_own_code(joint, joint_f)
+        res['nmi_transform'] = max(normalized_mutual_information(c, f[:, 0]) for c in codes)
+        res['nmi_rotation'] = max(normalized_mutual_information(c, f[:, 1]) for c in codes)
+        res['mig'] = mig(codes, f)
+    else:
+        z, half = out.extras['mu_q'], len(f) // 2
+        for name, col in (('transform', f[:, 0]), ('rotation', f[:, 1])):
+            res[f'probe_{name}'] = linear_probe_accuracy(z[:half], col[:half], z[half:], col[half:])
+        res['probe_joint'] = linear_probe_accuracy(z[:half], joint_f[:half], z[half:],
+                                                   joint_f[half:])
+        res.update(nmi_joint=None, nmi_transform=None, nmi_rotation=None, mig=None,
+                   classes_with_own_code=None)
+    return res
+
+# %% ../nbs/09a_train.ipynb #2a106834
+@patch
+@torch.no_grad()
+def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, step: int) -> dict:
+    "Held-out metrics against the oracle."
+    ds, task = self.eval_set, self.task
+    out = self._eval_outputs(model, b_eval, base_mean, step)
     b_star = ds.oracle_base_surprisal
     res = dict(step=step, oracle_information=task.information(ds.batch.x, ds.batch.y).mean().item(),
                information_gain=(b_star - out.recon_nll.double()).mean().item(),
@@ -312,23 +361,7 @@ def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, s
     res['n_classes'] = task.n_classes
     oracle_map = task.posterior(ds.batch.x, ds.batch.y).argmax(1)
     res['nmi_joint_ceiling'] = normalized_mutual_information(oracle_map, joint_f)
-    if self.cfg.model.family == 'discrete':
-        codes = [lq.argmax(1) for lq in out.extras['log_q']]
-        joint = model.joint_class(codes)
-        res['nmi_joint'] = normalized_mutual_information(joint, joint_f)
-        res['classes_with_own_code'] = classes_with_own_code(joint, joint_f)
-        res['nmi_transform'] = max(normalized_mutual_information(c, f[:, 0]) for c in codes)
-        res['nmi_rotation'] = max(normalized_mutual_information(c, f[:, 1]) for c in codes)
-        res['mig'] = mig(codes, f)
-    else:
-        z, half = out.extras['mu_q'], len(ds) // 2
-        for name, col in (('transform', f[:, 0]), ('rotation', f[:, 1])):
-            res[f'probe_{name}'] = linear_probe_accuracy(z[:half], col[:half], z[half:], col[half:])
-        res['probe_joint'] = linear_probe_accuracy(z[:half], joint_f[:half], z[half:],
-                                                   joint_f[half:])
-        res.update(nmi_joint=None, nmi_transform=None, nmi_rotation=None, mig=None,
-                   classes_with_own_code=None)
-    return res
+    return res | self._code_metrics(model, out, joint_f)
 
 # %% ../nbs/09a_train.ipynb #e50bd001
 class RunDirectoryError(ValueError):
@@ -363,80 +396,103 @@ def _rows(data: dict, i: torch.Tensor) -> dict:
         out = {k: v[:, :T] if v.ndim == 2 else v for k, v in out.items()}
     return out
 
-# %% ../nbs/09a_train.ipynb #d22b6774
+# %% ../nbs/09a_train.ipynb #18a2fe2b
 @patch
-def fit(self: Trainer, resume: bool=False) -> dict:
-    "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
-    torch.set_flush_denormal(self.cfg.flush_denormal)
-    try: return self._fit(resume)
-    finally: torch.set_flush_denormal(False)
-
-@patch
-def _fit(self: Trainer, resume: bool) -> dict:
-    cfg, out = self.cfg, self.out
-    t0 = time.perf_counter()
-    ckpt_path = out / 'cvae.ckpt'
+def _prepare_run_dir(self: Trainer, resume: bool):
+    """Refuse a run directory that does not fit the command, then start the run's files (rank 0)
+    or, on resume without a CVAE checkpoint, cut the log back to the base phase."""
+    out, log = self.out, self.out / 'metrics.jsonl'
     if out.exists() and not out.is_dir():
         raise RunDirectoryError(f"--out {out} is a file, not a run directory")
-    if resume: _check_resumable(cfg, out)         # on every rank, so that every rank stops alike
+    if resume: _check_resumable(self.cfg, out)    # on every rank, so that every rank stops alike
     def prepare():
         out.mkdir(parents=True, exist_ok=True)
         # a writer killed between its temp file and the rename
         for tmp in out.glob('.*.tmp'): tmp.unlink()
-        if not resume and (out / 'metrics.jsonl').exists():
+        if not resume and log.exists():
             raise RunDirectoryError(f"{out} already holds a run: pass --resume to continue it, or "
                                     "choose another --out")
-        if not resume: save_config(cfg, out / 'config.json')
+        if not resume: save_config(self.cfg, out / 'config.json')
     on_rank0(prepare)                            # rank 0 writes; its refusal stops every rank
-    if resume and not ckpt_path.exists() and self.rank == 0 and (out / 'metrics.jsonl').exists():
-        # keep the finished base phase's lines
-        if (out / 'base.ckpt').exists(): _truncate_log(out / 'metrics.jsonl', 0)
-        # the base model is trained again
-        else: (out / 'metrics.jsonl').unlink()
-    b = self.base_surprisals()
+    if resume and not (out / 'cvae.ckpt').exists() and self.rank == 0 and log.exists():
+        # keep the finished base phase's lines; without its checkpoint the base model trains again
+        if (out / 'base.ckpt').exists(): _truncate_log(log, 0)
+        else: log.unlink()
+
+# %% ../nbs/09a_train.ipynb #31d3871b
+@patch
+def _start_cvae(self: Trainer, resume: bool) -> tuple:
+    """(model, optimiser, batch generator, first step, evaluations so far, wall seconds spent):
+    fresh from the seed, or as the CVAE checkpoint left them."""
+    cfg, path = self.cfg, self.out / 'cvae.ckpt'
     torch.manual_seed(cfg.seed)
     model = self._new_model().to(self.device)
-    ddp, gen = _wrap(model, self.device), torch.Generator().manual_seed(cfg.seed + 2)
+    gen = torch.Generator().manual_seed(cfg.seed + 2)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    start, evals = 0, []
-    if resume and ckpt_path.exists():
-        c = load_checkpoint(ckpt_path)
-        model.load_state_dict(c['model'])
-        opt.load_state_dict(c['optimizer']); _set_rng_state(c['rng'], gen)
-        start, evals, t0 = c['step'], json.loads(c['evals']), t0 - c['wall_seconds']
-        if self.rank == 0: _truncate_log(out / 'metrics.jsonl', start)
-    data = self._tensors(self.train_set, b['train'])
+    if not (resume and path.exists()): return model, opt, gen, 0, [], 0.0
+    c = load_checkpoint(path)
+    model.load_state_dict(c['model'])
+    opt.load_state_dict(c['optimizer']); _set_rng_state(c['rng'], gen)
+    if self.rank == 0: _truncate_log(self.out / 'metrics.jsonl', c['step'])
+    return model, opt, gen, c['step'], json.loads(c['evals']), c['wall_seconds']
+
+# %% ../nbs/09a_train.ipynb #f8197742
+@patch
+def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: dict,
+               gen: torch.Generator, base_mean: float, step: int, bar):
+    """One optimiser step on a batch that `gen` draws from `data`; a log line every `log_every`
+    steps."""
+    i = _batch_indices(gen, len(data['input_ids']), self.cfg.batch_size, self.rank,
+                       self.world).to(self.device)
+    with self._autocast(): o = ddp(**_rows(data, i), base_mean=base_mean, step=step)
+    opt.zero_grad(); o.loss.backward(); opt.step(); bar.update()
+    if step % self.cfg.log_every == 0:
+        self._log(dict(phase='cvae', step=step, loss=_global_mean(o.loss.detach(), len(i)),
+                       beta=o.beta,
+                       kl=_global_mean(o.kl.mean().detach(), len(i)),
+                       recon_nll=_global_mean(o.recon_nll.mean().detach(), len(i))))
+        bar.set_postfix(loss=f"{o.loss.item():.3f}", kl=f"{o.kl.mean().item():.3f}")
+
+# %% ../nbs/09a_train.ipynb #f88c992f
+@patch
+def _evaluate_and_save(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer,
+                       gen: torch.Generator, b: dict, evals: list, step: int, t0: float):
+    """Evaluate after `step` steps and log it; rank 0 then checkpoints all a resumed run needs:
+    model, optimiser, the batch generator's state, the evaluations and the wall time."""
+    evals.append(dict(self.evaluate(model, b['eval'], b['base_mean'], step),
+                      wall_seconds=time.perf_counter() - t0))
+    self._log(dict(phase='eval', **evals[-1]))
+    if self.rank == 0:
+        save_checkpoint(self.out / 'cvae.ckpt', model=model.state_dict(),
+                        optimizer=opt.state_dict(), step=step, rng=_rng_state(gen),
+                        evals=json.dumps(evals), wall_seconds=time.perf_counter() - t0)
+    if self.world > 1: dist.barrier()
+
+# %% ../nbs/09a_train.ipynb #edce4ba0
+@patch
+def _fit(self: Trainer, resume: bool) -> dict:
+    cfg, t0 = self.cfg, time.perf_counter()
+    self._prepare_run_dir(resume)
+    b = self.base_surprisals()
+    model, opt, gen, start, evals, spent = self._start_cvae(resume)
+    t0 -= spent
+    ddp, data = _wrap(model, self.device), self._tensors(self.train_set, b['train'])
     with self._bar(cfg.steps, f'{cfg.model.family} CVAE ({cfg.objective.recon})') as bar:
         bar.update(start)
         for step in range(start, cfg.steps):
             if cfg.model.family == 'discrete' and cfg.split.due(step, cfg.steps):
                 self._split(model, opt, gen, step)
-            i = _batch_indices(gen, len(data['input_ids']), cfg.batch_size, self.rank,
-                               self.world).to(self.device)
-            with self._autocast(): o = ddp(**_rows(data, i), base_mean=b['base_mean'], step=step)
-            opt.zero_grad(); o.loss.backward(); opt.step(); bar.update()
-            if step % cfg.log_every == 0:
-                self._log(dict(phase='cvae', step=step, loss=_global_mean(o.loss.detach(), len(i)),
-                               beta=o.beta,
-                               kl=_global_mean(o.kl.mean().detach(), len(i)),
-                               recon_nll=_global_mean(o.recon_nll.mean().detach(), len(i))))
-                bar.set_postfix(loss=f"{o.loss.item():.3f}", kl=f"{o.kl.mean().item():.3f}")
+            self._cvae_step(ddp, opt, data, gen, b['base_mean'], step, bar)
             if (step + 1) % cfg.eval_every == 0 or step + 1 == cfg.steps:
-                evals.append(dict(self.evaluate(model, b['eval'], b['base_mean'], step + 1),
-                                  wall_seconds=time.perf_counter() - t0))
-                self._log(dict(phase='eval', **evals[-1]))
-                if self.rank == 0:
-                    save_checkpoint(ckpt_path, model=model.state_dict(), optimizer=opt.state_dict(),
-                                    step=step + 1,
-                                    rng=_rng_state(gen), evals=json.dumps(evals),
-                                    wall_seconds=time.perf_counter() - t0)
-                if self.world > 1: dist.barrier()
+                self._evaluate_and_save(model, opt, gen, b, evals, step + 1, t0)
     final = dict(evals[-1], wall_seconds=time.perf_counter() - t0)
     if self.rank == 0:
-        atomic_write_bytes(out / 'metrics.json', (json.dumps(final, indent=1) + '\n').encode())
+        atomic_write_bytes(self.out / 'metrics.json', (json.dumps(final, indent=1) + '\n').encode())
     # the trained CVAE and the b it was trained with, for a closer look
     self.model, self.b = model, b
     return final
+
+# %% ../nbs/09a_train.ipynb #5b8907e7
 @patch
 def _split(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer,
            gen: torch.Generator, step: int):
@@ -452,6 +508,14 @@ def _split(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer,
                 if torch.is_tensor(opt.state[p][k]) and opt.state[p][k].ndim:
                     dist.broadcast(opt.state[p][k], 0)
     if event: self._log(dict(phase='split', step=step, **event))
+
+# %% ../nbs/09a_train.ipynb #7f7dcc1f
+@patch
+def fit(self: Trainer, resume: bool=False) -> dict:
+    "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
+    torch.set_flush_denormal(self.cfg.flush_denormal)
+    try: return self._fit(resume)
+    finally: torch.set_flush_denormal(False)
 
 # %% ../nbs/09a_train.ipynb #7e55ad49
 def _truncate_log(path: Path, step: int):
@@ -489,7 +553,7 @@ def init_decoder_from_base(decoder: CausalTransformer, base: nn.Module, # a Hugg
             decoder.head.bias.copy_(out.bias[:V] if getattr(out, 'bias', None) is not None
                                     else torch.zeros(V))
 
-# %% ../nbs/09a_train.ipynb #e7b0a003
+# %% ../nbs/09a_train.ipynb #547fca84
 class DataError(ValueError):
     """Own data that cannot be used: a missing file or folder, a malformed line, an over-long
     pair, the missing extra."""
@@ -502,43 +566,49 @@ class TextTrainer(Trainer):
         # the command line says it, without a traceback
         except (ValueError, ImportError) as e: raise DataError(str(e)) from None
 
-    def _read_pairs(self):
-        d, cfg = self.cfg.data, self.cfg
-        self.base = FrozenBaseModel(load_causal_lm(d.base_model).to(self.device))
-        self.tokenizer = load_tokenizer(d.tokenizer or d.base_model)
-        data = TextPairs(read_pairs(d.path, d.x_key, d.y_key), self.tokenizer,
-                         max_positions(self.base.model), d.too_long)
-        self.dropped, self.pad_id = data.dropped, data.pad_id
-        if data.dropped and self.rank == 0:
-            print(f"{len(data.dropped)} pairs longer than the base model reads were left out "
-                  "(too_long='drop')", file=sys.stderr)
-        if len(data) < 2:
-            raise ValueError(f"data file {d.path}: {len(data)} usable pair(s); a held-out split "
-                             "needs at least 2")
-        order = torch.randperm(len(data),
-                               generator=torch.Generator().manual_seed(cfg.seed)).tolist()
-        n_eval = min(len(data) - 1, max(1, round(d.eval_fraction * len(data))))
-        self.eval_set, self.train_set = ([data[i] for i in order[:n_eval]],
-                                         [data[i] for i in order[n_eval:]])
-        self.vocab_size, self.seq_len = (len(self.tokenizer),
-                                         max(len(it['input_ids']) for it in data))
+# %% ../nbs/09a_train.ipynb #98e96830
+@patch
+def _read_pairs(self: TextTrainer):
+    d, cfg = self.cfg.data, self.cfg
+    self.base = FrozenBaseModel(load_causal_lm(d.base_model).to(self.device))
+    self.tokenizer = load_tokenizer(d.tokenizer or d.base_model)
+    data = TextPairs(read_pairs(d.path, d.x_key, d.y_key), self.tokenizer,
+                     max_positions(self.base.model), d.too_long)
+    self.dropped, self.pad_id = data.dropped, data.pad_id
+    if data.dropped and self.rank == 0:
+        print(f"{len(data.dropped)} pairs longer than the base model reads were left out "
+              "(too_long='drop')", file=sys.stderr)
+    if len(data) < 2:
+        raise ValueError(f"data file {d.path}: {len(data)} usable pair(s); a held-out split "
+                         "needs at least 2")
+    order = torch.randperm(len(data),
+                           generator=torch.Generator().manual_seed(cfg.seed)).tolist()
+    n_eval = min(len(data) - 1, max(1, round(d.eval_fraction * len(data))))
+    self.eval_set, self.train_set = ([data[i] for i in order[:n_eval]],
+                                     [data[i] for i in order[n_eval:]])
+    self.vocab_size, self.seq_len = (len(self.tokenizer),
+                                     max(len(it['input_ids']) for it in data))
 
-    def _new_model(self) -> nn.Module:
-        model = build_model(self.cfg, self.vocab_size, self.seq_len)
-        if self.cfg.data.decoder_init == 'base_embeddings':
-            init_decoder_from_base(model.decoder, self.base.model)
-        return model
+# %% ../nbs/09a_train.ipynb #b4f2f89f
+@patch
+def _new_model(self: TextTrainer) -> nn.Module:
+    model = build_model(self.cfg, self.vocab_size, self.seq_len)
+    if self.cfg.data.decoder_init == 'base_embeddings':
+        init_decoder_from_base(model.decoder, self.base.model)
+    return model
 
-    def _tensors(self, ds: list,
-                 b: tuple) -> dict: # the set right-padded to its longest pair, with attention mask
-        batch = collate(ds, self.pad_id)
-        return {k: v.to(self.device)
-                for k, v in dict(batch, base_surprisal=b[0], base_token_surprisal=b[1]).items()}
+@patch
+def _tensors(self: TextTrainer, ds: list,
+             b: tuple) -> dict: # the set right-padded to its longest pair, with attention mask
+    batch = collate(ds, self.pad_id)
+    return {k: v.to(self.device)
+            for k, v in dict(batch, base_surprisal=b[0], base_token_surprisal=b[1]).items()}
 
-    def _frozen_base(self) -> nn.Module:
-        return self.base # the pretrained base model, loaded and frozen above
+@patch
+def _frozen_base(self: TextTrainer) -> nn.Module:
+    return self.base # the pretrained base model, loaded and frozen above
 
-# %% ../nbs/09a_train.ipynb #e7b0a004
+# %% ../nbs/09a_train.ipynb #a79cbebd
 @patch
 @torch.no_grad()
 def held_out(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
@@ -567,6 +637,7 @@ def evaluate(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: floa
                 recon_term=term.mean().item(), beta=beta,
                 n_heldout=len(l), n_train=len(self.train_set), n_dropped=len(self.dropped))
 
+# %% ../nbs/09a_train.ipynb #688d3723
 @patch
 def per_example(self: TextTrainer) -> dict:
     """The trained CVAE's held-out figures pair by pair: b, l, KL and the weight, (n,) each;
