@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 import torch
+from fastcore.basics import patch
 import torch.distributed as dist
 from torch import Tensor, nn
 from tqdm.auto import tqdm
@@ -57,7 +58,7 @@ def _example_fields(item, position) -> tuple:
                          "tensors of one length")
     return ids, mask
 
-# %% ../nbs/02a_cache.ipynb #beb43151
+# %% ../nbs/02a_cache.ipynb #fcba3795
 class _Flat(NamedTuple):
     """Examples laid end to end: example i is ids[starts[i]:starts[i] + lengths[i]] (and the same
     slice of y)."""
@@ -66,6 +67,13 @@ class _Flat(NamedTuple):
     starts: Tensor # (n,) int64
     lengths: Tensor # (n,) int64
 
+def _item_at(flat: _Flat, bad: Tensor) -> tuple: # (item i, position t in it)
+    "Where the first True of `bad` (N,), a condition over the examples laid end to end, lies."
+    k = bad.nonzero()[0].item()
+    i = int(np.searchsorted(flat.starts.numpy(), k, side='right')) - 1
+    return i, k - flat.starts[i].item()
+
+# %% ../nbs/02a_cache.ipynb #407905e7
 def _flatten(items: list, # [(input_ids (T,), y_mask (T,)), ...] as `_example_fields` returns them
             ) -> _Flat:
     """The items end to end in two tensors (one concatenation), so that keys and batches are
@@ -89,12 +97,6 @@ def _flatten(items: list, # [(input_ids (T,), y_mask (T,)), ...] as `_example_fi
             raise ValueError(f"dataset item {i}, position {t}: y_mask must be bool (or integer "
                              f"0/1), got {y[bad][0].item()}")
     return flat._replace(y=y.bool())
-
-def _item_at(flat: _Flat, bad: Tensor) -> tuple: # (item i, position t in it)
-    "Where the first True of `bad` (N,), a condition over the examples laid end to end, lies."
-    k = bad.nonzero()[0].item()
-    i = int(np.searchsorted(flat.starts.numpy(), k, side='right')) - 1
-    return i, k - flat.starts[i].item()
 
 # %% ../nbs/02a_cache.ipynb #ae7c701f
 def example_fingerprint(input_ids: Tensor, # (T,) token ids of one example, unpadded
@@ -194,7 +196,7 @@ def _read_cache_file(path: Path, verify: bool=True) -> tuple:
         arrays[e['name']] = a
     return header, arrays
 
-# %% ../nbs/02a_cache.ipynb #a0b69245
+# %% ../nbs/02a_cache.ipynb #0c16c050
 def _as_keys(fingerprints) -> np.ndarray:
     "Fingerprints (bytes, a list of bytes, or an S16 array) as an (m,) S16 array."
     if isinstance(fingerprints, bytes): fingerprints = [fingerprints]
@@ -203,6 +205,7 @@ def _as_keys(fingerprints) -> np.ndarray:
         raise ValueError(f"fingerprints must be a sequence of 16-byte keys, got shape {keys.shape}")
     return keys
 
+# %% ../nbs/02a_cache.ipynb #b2ff6972
 class BaseSurprisalCache:
     """Base surprisal per example (b) and per y token, looked up by example fingerprint;
     memory-mapped."""
@@ -229,44 +232,55 @@ class BaseSurprisalCache:
 
     def __len__(self): return len(self.keys)
 
-    def find(self, fingerprints, # m example fingerprints (bytes) or an (m,) S16 array
-            ) -> np.ndarray: # (m,) row of each fingerprint, -1 where absent
-        "Rows of `fingerprints` in the cache by binary search over the sorted keys."
-        keys = _as_keys(fingerprints)
-        rows = np.minimum(np.searchsorted(self.keys, keys), max(len(self.keys) - 1, 0))
-        found = (self.keys[rows] == keys) if len(self.keys) else np.zeros(len(keys), bool)
-        return np.where(found, rows, -1)
+# %% ../nbs/02a_cache.ipynb #590126e0
+@patch
+def find(self: BaseSurprisalCache,
+         fingerprints, # m example fingerprints (bytes) or an (m,) S16 array
+        ) -> np.ndarray: # (m,) row of each fingerprint, -1 where absent
+    "Rows of `fingerprints` in the cache by binary search over the sorted keys."
+    keys = _as_keys(fingerprints)
+    rows = np.minimum(np.searchsorted(self.keys, keys), max(len(self.keys) - 1, 0))
+    found = (self.keys[rows] == keys) if len(self.keys) else np.zeros(len(keys), bool)
+    return np.where(found, rows, -1)
 
-    def rows(self, fingerprints, # m example fingerprints, every one in the cache
-            ) -> np.ndarray: # (m,) their rows
-        "Rows of `fingerprints`; a fingerprint not in the cache is a KeyError."
-        rows = self.find(fingerprints)
-        if (rows < 0).any():
-            miss = np.flatnonzero(rows < 0)
-            raise KeyError(f"{len(miss)} of {len(rows)} examples are not in {self.path} (first at "
-                           f"position {miss[0]}): "
-                           "score them with build_cache on the dataset that holds them")
-        return rows
 
-    def lookup(self, fingerprints, # m example fingerprints, every one in the cache
-              ) -> Tensor: # (m,) float64 b
-        "Base surprisal b of each example."
-        return torch.from_numpy(np.asarray(self.b[self.rows(fingerprints)]))
+@patch
+def rows(self: BaseSurprisalCache, fingerprints, # m example fingerprints, every one in the cache
+        ) -> np.ndarray: # (m,) their rows
+    "Rows of `fingerprints`; a fingerprint not in the cache is a KeyError."
+    rows = self.find(fingerprints)
+    if (rows < 0).any():
+        miss = np.flatnonzero(rows < 0)
+        raise KeyError(f"{len(miss)} of {len(rows)} examples are not in {self.path} (first at "
+                       f"position {miss[0]}): "
+                       "score them with build_cache on the dataset that holds them")
+    return rows
 
-    def token_surprisal(self, fingerprint: bytes, # one example's fingerprint
-                       ) -> Tensor: # (n_y,) float32
-        "The surprisal of each y token of one example, in order."
-        r = self.rows([fingerprint])[0]
-        return torch.from_numpy(np.array(self.token[self.offsets[r]:self.offsets[r + 1]]))
+# %% ../nbs/02a_cache.ipynb #61955f5f
+@patch
+def lookup(self: BaseSurprisalCache, fingerprints, # m example fingerprints, every one in the cache
+          ) -> Tensor: # (m,) float64 b
+    "Base surprisal b of each example."
+    return torch.from_numpy(np.asarray(self.b[self.rows(fingerprints)]))
 
-    def base_mean(self,
-                  fingerprints=None, # the examples to average over; every cached one when None
-                 ) -> float:
-        """The dataset constant $\\mathbb{E}_D[b]$ over `fingerprints` (a dataset, duplicates
-        counted), or over every cached example."""
-        b = self.b if fingerprints is None else self.b[self.rows(fingerprints)]
-        if len(b) == 0: raise ValueError("base_mean needs at least one example, got none")
-        return check_positive_number('base_mean', float(np.mean(b, dtype=np.float64)))
+
+@patch
+def token_surprisal(self: BaseSurprisalCache, fingerprint: bytes, # one example's fingerprint
+                   ) -> Tensor: # (n_y,) float32
+    "The surprisal of each y token of one example, in order."
+    r = self.rows([fingerprint])[0]
+    return torch.from_numpy(np.array(self.token[self.offsets[r]:self.offsets[r + 1]]))
+
+
+@patch
+def base_mean(self: BaseSurprisalCache,
+              fingerprints=None, # the examples to average over; every cached one when None
+             ) -> float:
+    """The dataset constant $\\mathbb{E}_D[b]$ over `fingerprints` (a dataset, duplicates
+    counted), or over every cached example."""
+    b = self.b if fingerprints is None else self.b[self.rows(fingerprints)]
+    if len(b) == 0: raise ValueError("base_mean needs at least one example, got none")
+    return check_positive_number('base_mean', float(np.mean(b, dtype=np.float64)))
 
 # %% ../nbs/02a_cache.ipynb #23a0355b
 def dist_info() -> tuple:
@@ -347,7 +361,29 @@ def _in_dataset_order(fps, idx, ex, n_y, tok) -> ScoredExamples:
     token[np.repeat(offsets[idx] - src, n_y) + np.arange(len(tok))] = tok
     return ScoredExamples(fps, example, offsets, token)
 
-# %% ../nbs/02a_cache.ipynb #5e78ebda
+# %% ../nbs/02a_cache.ipynb #f3bbcdb1
+def _score_batches(model: nn.Module, flat: _Flat, batches: list, # arrays of example positions
+                   pad_id: int, device, progress: bool) -> tuple:
+    """(positions, b, y-token surprisals) of the batches' examples, batch after batch, in one
+    `eval_mode`."""
+    params = forward_params(model)
+    # right padding is invisible to a causal model; a model that takes a mask gets it (Hugging
+    # Face's warn when pads come without one)
+    takes_mask = 'attention_mask' in params
+    idx, ex, tok = [], [], []
+    with tqdm(total=sum(map(len, batches)), unit='ex', desc='scoring b',
+              disable=not progress) as bar, eval_mode(model):
+        for batch in batches:
+            ids, mask, att = _pad_batch(flat, torch.from_numpy(batch), pad_id)
+            att = att.to(device) if takes_mask and att is not None else None
+            token = score_checked(model, params, ids.to(device), mask.to(device), att)
+            idx.append(torch.from_numpy(batch))
+            ex.append(token.sum(1).double().cpu()); tok.append(token.float().cpu()[mask])
+            bar.update(len(batch))
+    cat = lambda xs, dtype: torch.cat(xs) if xs else torch.zeros(0, dtype=dtype)
+    return cat(idx, torch.int64), cat(ex, torch.float64), cat(tok, torch.float32)
+
+# %% ../nbs/02a_cache.ipynb #6336b74d
 def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval mode
                   dataset, # sequence of items with input_ids (T,) and y_mask (T,)
                   batch_size: int=64, # examples per batch after length bucketing
@@ -369,25 +405,7 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
     order = np.argsort(flat.lengths.numpy(), kind='stable')
     rank, world = dist_info()
     batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)][rank::world]
-    params = forward_params(model)
-    # right padding is invisible to a causal model; a model that
-    takes_mask = 'attention_mask' in params
-                                                               # takes a mask gets it (Hugging
-                                                               # Face's warn when pads come without
-                                                               # one)
-    idx, ex, tok = [], [], []
-    with tqdm(total=sum(map(len, batches)), unit='ex', desc='scoring b', disable=not progress
-              or rank != 0) as bar, \
-         eval_mode(model):
-        for batch in batches:
-            ids, mask, att = _pad_batch(flat, torch.from_numpy(batch), pad_id)
-            att = att.to(device) if takes_mask and att is not None else None
-            token = score_checked(model, params, ids.to(device), mask.to(device), att)
-            idx.append(torch.from_numpy(batch))
-            ex.append(token.sum(1).double().cpu()); tok.append(token.float().cpu()[mask])
-            bar.update(len(batch))
-    cat = lambda xs, dtype: torch.cat(xs) if xs else torch.zeros(0, dtype=dtype)
-    idx, ex, tok = cat(idx, torch.int64), cat(ex, torch.float64), cat(tok, torch.float32)
+    idx, ex, tok = _score_batches(model, flat, batches, pad_id, device, progress and rank == 0)
     n_y = n_y[idx]
     if world > 1: idx, ex, n_y, tok = (_all_gather_cat(t) for t in (idx, ex, n_y, tok))
     return _in_dataset_order(fps, idx.numpy(), ex.numpy(), n_y.numpy(), tok.numpy())

@@ -13,9 +13,8 @@ from fastcore.basics import patch
 from torch import Tensor, nn
 
 from .losses import check_choice
-from .nn import (CVAEArchConfig, check_cvae_batch, context_mask,
-                                  sample_continuation, sequence_nll,
-                                  split_context)
+from .nn import (CVAEArchConfig, check_cvae_batch, posterior_and_prior,
+                                  sample_continuation, sequence_nll, split_context)
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
 
 # %% ../nbs/07_continuous_cvae.ipynb #648294ec
@@ -62,24 +61,44 @@ class ContinuousCVAE(nn.Module):
         self.to_prefix = nn.Linear(cfg.latent_dim, cfg.d_model)
         self.aux_head = cfg.make_aux_head(cfg.latent_dim)
 
-    def _gaussian(self, params):
-        mu, logvar = params.chunk(2, -1)
-        return mu, soft_clamp(logvar, self.cfg.max_logvar)
+# %% ../nbs/07_continuous_cvae.ipynb #efa3cd94
+@patch
+def _gaussian(self: ContinuousCVAE, params):
+    mu, logvar = params.chunk(2, -1)
+    return mu, soft_clamp(logvar, self.cfg.max_logvar)
 
-    def posterior(self, input_ids: Tensor,
-                  attention_mask: Tensor=None) -> tuple: # (mu, logvar) of q(z|x,y)
-        """The Gaussian posterior q(z|x,y) from the whole sequence (its real tokens under
-        `attention_mask`)."""
-        return self._gaussian(self.encoder(input_ids) if attention_mask is None
-                              else self.encoder(input_ids, attention_mask))
-    def prior(self, context_ids: Tensor,
-              context: Tensor=None) -> tuple: # (mu, logvar) of p(z|x); `context`: mask of x
-        "The Gaussian prior p(z|x) from the context alone, or N(0, I) without a prior network."
-        if self.prior_net is None:
-            z = torch.zeros(len(context_ids), self.cfg.latent_dim, device=context_ids.device)
-            return z, z
-        return self._gaussian(self.prior_net(context_ids) if context is None
-                              else self.prior_net(context_ids, context))
+@patch
+def posterior(self: ContinuousCVAE, input_ids: Tensor,
+              attention_mask: Tensor=None) -> tuple: # (mu, logvar) of q(z|x,y)
+    """The Gaussian posterior q(z|x,y) from the whole sequence (its real tokens under
+    `attention_mask`)."""
+    return self._gaussian(self.encoder(input_ids) if attention_mask is None
+                          else self.encoder(input_ids, attention_mask))
+
+@patch
+def prior(self: ContinuousCVAE, context_ids: Tensor,
+          context: Tensor=None) -> tuple: # (mu, logvar) of p(z|x); `context`: mask of x
+    "The Gaussian prior p(z|x) from the context alone, or N(0, I) without a prior network."
+    if self.prior_net is None:
+        z = torch.zeros(len(context_ids), self.cfg.latent_dim, device=context_ids.device)
+        return z, z
+    return self._gaussian(self.prior_net(context_ids) if context is None
+                          else self.prior_net(context_ids, context))
+
+# %% ../nbs/07_continuous_cvae.ipynb #f2028c56
+@patch
+def _sampled_reconstruction(self: ContinuousCVAE, input_ids: Tensor, y_mask: Tensor,
+                            mu_q: Tensor, lv_q: Tensor) -> tuple: # (l, token NLL, head NLL, z)
+    "Reconstruction and head NLL averaged over `n_samples` reparameterised draws of z."
+    S, bs = self.cfg.n_samples, len(input_ids)
+    # (S,bs,D)
+    z = mu_q + (0.5 * lv_q).exp() * torch.randn(S, *mu_q.shape, device=mu_q.device)
+    l, tok = sequence_nll(self.decoder, input_ids.repeat(S, 1), y_mask.repeat(S, 1),
+                          self.to_prefix(z.reshape(S * bs, -1))[:, None])
+    l, tok = l.view(S, bs).mean(0), tok.view(S, bs, -1).mean(0)
+    aux = self.aux_head(z.reshape(S * bs, -1), input_ids.repeat(S, 1),
+                        y_mask.repeat(S, 1)).view(S, bs).mean(0)
+    return l, tok, aux, z
 
 # %% ../nbs/07_continuous_cvae.ipynb #4231214f
 @patch
@@ -95,22 +114,8 @@ def forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
     "Posterior, S reparameterised samples, reconstruction, analytic KL and the objective."
     check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal,
                      variable=attention_mask is not None)
-    if attention_mask is None:
-        mu_q, lv_q = self.posterior(input_ids)
-        mu_p, lv_p = self.prior(split_context(input_ids, y_mask))
-    # each example's own context and y; padding is never read (the decoder is causal)
-    else:
-        self.cfg.check_variable_length()
-        mu_q, lv_q = self.posterior(input_ids, attention_mask.bool())
-        mu_p, lv_p = self.prior(input_ids, context_mask(y_mask, attention_mask))
-    S, bs = self.cfg.n_samples, len(input_ids)
-    # (S,bs,D)
-    z = mu_q + (0.5 * lv_q).exp() * torch.randn(S, *mu_q.shape, device=mu_q.device)
-    l, tok = sequence_nll(self.decoder, input_ids.repeat(S, 1), y_mask.repeat(S, 1),
-                          self.to_prefix(z.reshape(S * bs, -1))[:, None])
-    l, tok = l.view(S, bs).mean(0), tok.view(S, bs, -1).mean(0)
-    aux = self.aux_head(z.reshape(S * bs, -1), input_ids.repeat(S, 1),
-                        y_mask.repeat(S, 1)).view(S, bs).mean(0)
+    (mu_q, lv_q), (mu_p, lv_p) = posterior_and_prior(self, input_ids, y_mask, attention_mask)
+    l, tok, aux, z = self._sampled_reconstruction(input_ids, y_mask, mu_q, lv_q)
     kl_units = gaussian_kl(mu_q, lv_q, mu_p, lv_p)
     return cvae_objective(self.objective, step, l, tok, y_mask, kl_units, base_surprisal,
                           base_token_surprisal, base_mean, aux,

@@ -41,6 +41,13 @@ class ExplorerState:
     gain: np.ndarray # (n,) b* - E_q*[l]
     plain_rate: np.ndarray # (n,) the plain loss's rate at the same beta, for reference
 
+# %% ../nbs/11_explorer.ipynb #a36ee6e7
+def _examples(noise_levels: tuple, n: int, seed: int, task_kwargs: dict=None) -> tuple:
+    "(task, sample, b* (n,), per-token b*_t (n, L)) of n draws from the task at these noise levels."
+    task = SyntheticTask(noise_levels=tuple(noise_levels), **(task_kwargs or {}))
+    s = task.sample(n, seed)
+    return task, s, task.marginal_nll(s.x, s.y), task.token_marginal_nll(s.x, s.y)
+
 # %% ../nbs/11_explorer.ipynb #3e3ab4c0
 def explorer_state(variant: str='example', # one of RECON_TERMS
                    eps: float=0.1, # > 0, the example-level eps (also the decomposition's)
@@ -55,9 +62,7 @@ def explorer_state(variant: str='example', # one of RECON_TERMS
     if variant not in RECON_TERMS:
         raise ValueError(f"variant must be one of {RECON_TERMS}, got {variant!r}")
     beta = check_positive_number('beta', beta)
-    task = SyntheticTask(noise_levels=tuple(noise_levels), **(task_kwargs or {}))
-    s = task.sample(n, seed)
-    b, bt = task.marginal_nll(s.x, s.y), task.token_marginal_nll(s.x, s.y)
+    task, s, b, bt = _examples(noise_levels, n, seed, task_kwargs)
     w = variant_weights(variant, b, eps, base_token_surprisal=bt)
     beta_v = matched_beta(beta, w)
     # the token term weighs every example alike
@@ -77,6 +82,20 @@ def explorer_state(variant: str='example', # one of RECON_TERMS
 # %% ../nbs/11_explorer.ipynb #f13aa67d
 _COLORS = dict(plain='0.55', example='C0', distribution='C2', token='C3')
 
+def _weight_panel(ax, state: ExplorerState):
+    "The weights against b* (token weights against b*_t for 'token'), with their health."
+    b, c = state.base_surprisal, _COLORS[state.variant]
+    if state.weights.ndim == 2:
+        ax.scatter(state.base_token_surprisal.ravel(), state.weights.ravel(), s=2,
+                        alpha=0.2, color=c)
+        ax.set(xlabel='token surprisal $b^*_t$ (nats)', ylabel='token weight $w_t$')
+    else:
+        ax.scatter(b, state.weights / state.weights.mean(), s=2, alpha=0.3, color=c)
+        ax.set(xlabel='$b^*$ (nats)', ylabel='weight $w/\\mathbb{E}[w]$')
+    ax.set_title(f"{state.variant}: ESS {state.ess_fraction:.2f} n, max w "
+                      f"{state.max_weight:.1f}x mean", fontsize=9)
+
+# %% ../nbs/11_explorer.ipynb #d5c937a2
 def draw(state: ExplorerState, fig: Figure=None) -> Figure:
     """The weights, the price on rate, the dropped term and the predicted rate allocation, on
     four panels."""
@@ -85,15 +104,7 @@ def draw(state: ExplorerState, fig: Figure=None) -> Figure:
     fig.clear()
     axes = fig.subplots(1, 4)
     b, c = state.base_surprisal, _COLORS[state.variant]
-    if state.weights.ndim == 2:
-        axes[0].scatter(state.base_token_surprisal.ravel(), state.weights.ravel(), s=2,
-                        alpha=0.2, color=c)
-        axes[0].set(xlabel='token surprisal $b^*_t$ (nats)', ylabel='token weight $w_t$')
-    else:
-        axes[0].scatter(b, state.weights / state.weights.mean(), s=2, alpha=0.3, color=c)
-        axes[0].set(xlabel='$b^*$ (nats)', ylabel='weight $w/\\mathbb{E}[w]$')
-    axes[0].set_title(f"{state.variant}: ESS {state.ess_fraction:.2f} n, max w "
-                      f"{state.max_weight:.1f}x mean", fontsize=9)
+    _weight_panel(axes[0], state)
     axes[1].hist(state.beta_eff, bins=40, color=c)
     axes[1].set(xlabel='$\\beta_{\\mathrm{eff}}$', ylabel='examples',
                 title=f"price on rate (matched $\\beta'$={state.matched_beta:.3g})")

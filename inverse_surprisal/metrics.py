@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['information_gain', 'base_gap_per_token', 'joint_table', 'mutual_information', 'normalized_mutual_information',
-           'linear_assignment', 'hungarian', 'matched_accuracy', 'mig', 'classes_with_own_code',
+           'hungarian', 'linear_assignment', 'matched_accuracy', 'mig', 'classes_with_own_code',
            'linear_probe_accuracy', 'CodeUsage', 'code_usage', 'categorical_kl', 'decoder_uses_z', 'by_difficulty',
            'own_data_summary']
 
@@ -85,17 +85,6 @@ def normalized_mutual_information(code: Tensor, # (n,) labels or (n, K) probabil
     return min(1.0, mutual_information(code, factor) / ((hz + hf) / 2))
 
 # %% ../nbs/04_metrics.ipynb #a9794d8c
-def linear_assignment(cost: np.ndarray, # (n, m) costs
-                     ) -> np.ndarray: # (min(n,m), 2) matched (row, col) pairs of least total cost
-    """A least-cost one-to-one matching: scipy's `linear_sum_assignment` when scipy is installed,
-    else `hungarian`."""
-    cost = np.asarray(cost, dtype=np.float64)
-    if cost.ndim != 2 or not np.isfinite(cost).all():
-        raise ValueError(f"cost must be a finite 2-D array, got shape {cost.shape}")
-    try: from scipy.optimize import linear_sum_assignment
-    except ImportError: return hungarian(cost)
-    return np.stack(linear_sum_assignment(cost), 1).astype(int).reshape(-1, 2)
-
 def hungarian(cost: np.ndarray, # (n, m) finite costs
              ) -> np.ndarray: # (min(n,m), 2) matched (row, col) pairs of least total cost
     """The Hungarian algorithm (Kuhn-Munkres with potentials) in numpy, $O(n^2 m)$: the core
@@ -122,6 +111,18 @@ def hungarian(cost: np.ndarray, # (n, m) finite costs
             p[j0], j0 = p[way[j0]], way[j0]
     rows = p[1:]
     return np.array([(rows[j] - 1, j) for j in range(m) if rows[j]], dtype=int).reshape(-1, 2)
+
+# %% ../nbs/04_metrics.ipynb #1788e6e0
+def linear_assignment(cost: np.ndarray, # (n, m) costs
+                     ) -> np.ndarray: # (min(n,m), 2) matched (row, col) pairs of least total cost
+    """A least-cost one-to-one matching: scipy's `linear_sum_assignment` when scipy is installed,
+    else `hungarian`."""
+    cost = np.asarray(cost, dtype=np.float64)
+    if cost.ndim != 2 or not np.isfinite(cost).all():
+        raise ValueError(f"cost must be a finite 2-D array, got shape {cost.shape}")
+    try: from scipy.optimize import linear_sum_assignment
+    except ImportError: return hungarian(cost)
+    return np.stack(linear_sum_assignment(cost), 1).astype(int).reshape(-1, 2)
 
 # %% ../nbs/04_metrics.ipynb #a362f1e1
 def matched_accuracy(code: Tensor, # (n,) labels or (n, K) probabilities
@@ -200,6 +201,7 @@ def code_usage(probs: Tensor, # (n, K) posterior probabilities of one code
     h = _entropy(agg)
     return CodeUsage(h, math.exp(h), int((agg >= 0.01).sum()))
 
+# %% ../nbs/04_metrics.ipynb #0281eec0
 def categorical_kl(q: Tensor, # (n, K) posterior probabilities
                    p: Tensor, # (n, K) or (K,) prior probabilities, > 0 where q > 0
                   ) -> Tensor: # (n,) KL(q || p) nats
@@ -209,6 +211,7 @@ def categorical_kl(q: Tensor, # (n, K) posterior probabilities
     return torch.where(q > 0,
                        q * (q.clamp_min(1e-300).log() - p.clamp_min(1e-300).log()), 0.0).sum(1)
 
+# %% ../nbs/04_metrics.ipynb #f6a8d7ba
 def decoder_uses_z(recon_nll_fn, # callable: latents (n, ...) -> (n,) reconstruction NLL
                    z: Tensor, # (n, ...) each example's own latent
                    seed: int=0, # the shuffle

@@ -4,19 +4,20 @@
 
 # %% auto #0
 __all__ = ['CausalTransformer', 'SequenceEncoder', 'AlignmentEncoder', 'CVAEArchConfig', 'split_context', 'context_mask',
-           'check_cvae_batch', 'sequence_nll', 'sample_continuation', 'bag_of_words_nll', 'BagOfWordsHead',
-           'AlignmentHead']
+           'check_cvae_batch', 'sequence_nll', 'posterior_and_prior', 'sample_continuation', 'bag_of_words_nll',
+           'BagOfWordsHead', 'AlignmentHead']
 
 # %% ../nbs/05_nn.ipynb #124e05ee
 import math
 from dataclasses import KW_ONLY, dataclass
 
 import torch
+from fastcore.basics import patch
 from torch import Tensor, nn
 
 from .losses import check_choice, check_field_types, y_region_token_nll
 
-# %% ../nbs/05_nn.ipynb #6e63af69
+# %% ../nbs/05_nn.ipynb #1a703630
 def _tokens_and_blocks(m: nn.Module, vocab_size: int, max_len: int, d_model: int, n_layers: int,
                        n_heads: int,
                       dropout: float):
@@ -28,6 +29,7 @@ def _tokens_and_blocks(m: nn.Module, vocab_size: int, max_len: int, d_model: int
                                        norm_first=True)
     m.blocks = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
 
+# %% ../nbs/05_nn.ipynb #b9a4782b
 class CausalTransformer(nn.Module):
     """Pre-norm causal transformer LM; optional prefix embeddings (the latent) before the first
     token."""
@@ -54,22 +56,24 @@ class CausalTransformer(nn.Module):
         size."""
         return self.tok
 
-    def forward(self, input_ids: Tensor, # (bs,T) token ids
-                # (bs,P,d_model) latent embeddings, or None for the z-free model
-                prefix: Tensor=None,
-               ) -> Tensor: # (bs,T,V) logits; position t predicts token t+1
-        """Logits for every token position; the prefix (when given) is read first and gets no
-        logits of its own."""
-        bs, T = input_ids.shape
-        if T > self.max_len:
-            raise ValueError(f"input_ids has length {T}, more than max_len={self.max_len}")
-        h = self.tok(input_ids) + self.pos[:T]
-        P = 0 if prefix is None else prefix.shape[1]
-        if P and self.z_every_position: h = h + prefix.sum(1, keepdim=True)
-        if P: h = torch.cat([prefix, h], 1)
-        mask = nn.Transformer.generate_square_subsequent_mask(P + T, device=h.device, dtype=h.dtype)
-        h = self.blocks(h, mask=mask, is_causal=True)
-        return self.head(self.norm(h[:, P:]))
+# %% ../nbs/05_nn.ipynb #07ceb421
+@patch
+def forward(self: CausalTransformer, input_ids: Tensor, # (bs,T) token ids
+            # (bs,P,d_model) latent embeddings, or None for the z-free model
+            prefix: Tensor=None,
+           ) -> Tensor: # (bs,T,V) logits; position t predicts token t+1
+    """Logits for every token position; the prefix (when given) is read first and gets no
+    logits of its own."""
+    bs, T = input_ids.shape
+    if T > self.max_len:
+        raise ValueError(f"input_ids has length {T}, more than max_len={self.max_len}")
+    h = self.tok(input_ids) + self.pos[:T]
+    P = 0 if prefix is None else prefix.shape[1]
+    if P and self.z_every_position: h = h + prefix.sum(1, keepdim=True)
+    if P: h = torch.cat([prefix, h], 1)
+    mask = nn.Transformer.generate_square_subsequent_mask(P + T, device=h.device, dtype=h.dtype)
+    h = self.blocks(h, mask=mask, is_causal=True)
+    return self.head(self.norm(h[:, P:]))
 
 # %% ../nbs/05_nn.ipynb #18d0f2cd
 class SequenceEncoder(nn.Module):
@@ -92,7 +96,7 @@ class SequenceEncoder(nn.Module):
              else mask.to(h.dtype))
         return self.out((h * m[..., None]).sum(1) / m.sum(1, keepdim=True))
 
-# %% ../nbs/05_nn.ipynb #3d361010
+# %% ../nbs/05_nn.ipynb #e12b4cdd
 def _check_y_len(y_len: int, seq_len: int) -> int: # the context length seq_len - y_len
     "Check that the y region is an int length that leaves at least one context token."
     if not isinstance(y_len, int) or isinstance(y_len, bool) or not 1 <= y_len < seq_len:
@@ -105,6 +109,7 @@ def _context_and_y(input_ids: Tensor, n_ctx: int, y_len: int) -> tuple: # ((bs,n
         raise ValueError(f"input_ids must have length {n_ctx + y_len}, got {input_ids.shape[1]}")
     return input_ids[:, :n_ctx], input_ids[:, n_ctx:]
 
+# %% ../nbs/05_nn.ipynb #f7aaf00d
 class AlignmentEncoder(nn.Module):
     "MLP over the map of K bilinear relation scores between every y token and every context token."
     def __init__(self, vocab_size: int, seq_len: int, # the fixed length of [context ; y]
@@ -122,19 +127,22 @@ class AlignmentEncoder(nn.Module):
         self.mlp = nn.Sequential(nn.LayerNorm(n), nn.Linear(n, hidden), nn.GELU(),
                                  nn.Linear(hidden, out_dim))
 
-    def relation_map(self, input_ids: Tensor) -> Tensor: # (bs,K,y_len,n_ctx)
-        "The K bilinear relation scores between each y token and each context token."
-        x, y = _context_and_y(input_ids, self.n_ctx, self.y_len)
-        bs = len(input_ids)
-        q = self.q(self.tok(y)).view(bs, self.y_len, self.n_rel, self.d).transpose(1, 2)
-        k = self.k(self.tok(x)).view(bs, self.n_ctx, self.n_rel, self.d).transpose(1, 2)
-        return q @ k.transpose(-1, -2) / self.d ** 0.5
+# %% ../nbs/05_nn.ipynb #7636c6c6
+@patch
+def relation_map(self: AlignmentEncoder, input_ids: Tensor) -> Tensor: # (bs,K,y_len,n_ctx)
+    "The K bilinear relation scores between each y token and each context token."
+    x, y = _context_and_y(input_ids, self.n_ctx, self.y_len)
+    bs = len(input_ids)
+    q = self.q(self.tok(y)).view(bs, self.y_len, self.n_rel, self.d).transpose(1, 2)
+    k = self.k(self.tok(x)).view(bs, self.n_ctx, self.n_rel, self.d).transpose(1, 2)
+    return q @ k.transpose(-1, -2) / self.d ** 0.5
 
-    def forward(self, input_ids: Tensor) -> Tensor: # (bs,out_dim)
-        "Encode each sequence from its relation map."
-        return self.mlp(self.relation_map(input_ids).flatten(1))
+@patch
+def forward(self: AlignmentEncoder, input_ids: Tensor) -> Tensor: # (bs,out_dim)
+    "Encode each sequence from its relation map."
+    return self.mlp(self.relation_map(input_ids).flatten(1))
 
-# %% ../nbs/05_nn.ipynb #2177d4d6
+# %% ../nbs/05_nn.ipynb #d2851985
 @dataclass
 class CVAEArchConfig:
     "Vocabulary, sequence length and block architecture shared by both CVAE families."
@@ -154,23 +162,6 @@ class CVAEArchConfig:
     # the alignment head reads a noise floor from the context (see `AlignmentHead`)
     head_context_gate: bool=False
 
-    def _check_ints(self, *names): # names: fields that must be ints >= 1 besides the shared ones
-        check_field_types(self)
-        for name in ('vocab_size', 'seq_len', 'd_model', 'n_layers', 'n_heads',
-                     'n_relations') + names:
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {v!r}")
-        if self.d_model % self.n_heads:
-            raise ValueError(f"d_model must be divisible by n_heads, got {self.d_model} "
-                             f"and {self.n_heads}")
-        check_choice('posterior_encoder', self.posterior_encoder, ('alignment', 'transformer'))
-        check_choice('aux_head', self.aux_head, ('alignment', 'bow'))
-        if self.head_context_gate and self.aux_head != 'alignment':
-            raise ValueError("head_context_gate needs aux_head='alignment'")
-        if 'alignment' in (self.posterior_encoder, self.aux_head):
-            _check_y_len(self.y_len, self.seq_len)
-
     def check_variable_length(self): # padded text pairs need blocks that read any y region
         """Raise if a block needs the synthetic task's fixed y region (the alignment encoder or
         head)."""
@@ -179,32 +170,50 @@ class CVAEArchConfig:
                              "aux_head='bow' "
                              "(the alignment blocks read one fixed y region)")
 
-    def _arch(self):
-        return dict(d_model=self.d_model, n_layers=self.n_layers, n_heads=self.n_heads,
-                    dropout=self.dropout)
-    def make_decoder(self) -> CausalTransformer:
-        "The causal decoder these settings describe."
-        return CausalTransformer(self.vocab_size, self.seq_len,
-                                 z_every_position=self.z_every_position, **self._arch())
-    def make_encoder(self, out_dim: int, context_only: bool=False) -> nn.Module:
-        """The posterior encoder over [x ; sep ; y], or (`context_only`) the prior encoder over
-        the context."""
-        if self.posterior_encoder == 'alignment' and not context_only:
-            return AlignmentEncoder(self.vocab_size, self.seq_len, self.y_len, out_dim,
-                                    self.d_model, self.n_relations)
-        return SequenceEncoder(self.vocab_size, self.seq_len, out_dim, **self._arch())
-    def make_aux_head(self, in_dim: int,
-                      n_classes: int=0) -> nn.Module: # (z, input_ids, y_mask) -> (N,) nats
-        """The auxiliary head on the latent; `n_classes` > 0 gives the alignment head per-class
-        token maps."""
-        if self.aux_head == 'bow':
-            if n_classes: raise ValueError("per-class maps need aux_head='alignment'")
-            return BagOfWordsHead(in_dim, self.vocab_size)
-        return AlignmentHead(in_dim, self.vocab_size, self.seq_len, self.y_len, self.n_relations,
-                             n_classes=n_classes,
-                             context_gate=self.head_context_gate)
+# %% ../nbs/05_nn.ipynb #dd0242d4
+@patch
+def _check_ints(self: CVAEArchConfig,
+                *names, # fields that must be ints >= 1 besides the shared ones
+               ):
+    "Check the shared settings, and `names` as ints >= 1."
+    check_field_types(self)
+    for name in ('vocab_size', 'seq_len', 'd_model', 'n_layers', 'n_heads',
+                 'n_relations') + names:
+        v = getattr(self, name)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+    if self.d_model % self.n_heads:
+        raise ValueError(f"d_model must be divisible by n_heads, got {self.d_model} "
+                         f"and {self.n_heads}")
+    check_choice('posterior_encoder', self.posterior_encoder, ('alignment', 'transformer'))
+    check_choice('aux_head', self.aux_head, ('alignment', 'bow'))
+    if self.head_context_gate and self.aux_head != 'alignment':
+        raise ValueError("head_context_gate needs aux_head='alignment'")
+    if 'alignment' in (self.posterior_encoder, self.aux_head):
+        _check_y_len(self.y_len, self.seq_len)
 
-# %% ../nbs/05_nn.ipynb #6aac984e
+# %% ../nbs/05_nn.ipynb #5f2faf43
+@patch
+def _arch(self: CVAEArchConfig):
+    return dict(d_model=self.d_model, n_layers=self.n_layers, n_heads=self.n_heads,
+                dropout=self.dropout)
+
+@patch
+def make_decoder(self: CVAEArchConfig) -> CausalTransformer:
+    "The causal decoder these settings describe."
+    return CausalTransformer(self.vocab_size, self.seq_len,
+                             z_every_position=self.z_every_position, **self._arch())
+
+@patch
+def make_encoder(self: CVAEArchConfig, out_dim: int, context_only: bool=False) -> nn.Module:
+    """The posterior encoder over [x ; sep ; y], or (`context_only`) the prior encoder over
+    the context."""
+    if self.posterior_encoder == 'alignment' and not context_only:
+        return AlignmentEncoder(self.vocab_size, self.seq_len, self.y_len, out_dim,
+                                self.d_model, self.n_relations)
+    return SequenceEncoder(self.vocab_size, self.seq_len, out_dim, **self._arch())
+
+# %% ../nbs/05_nn.ipynb #8c0a4fe6
 def split_context(input_ids: Tensor, # (bs,T)
                   # (bs,T) bool: the same contiguous y region at the end of every example
                   y_mask: Tensor,
@@ -222,6 +231,7 @@ def split_context(input_ids: Tensor, # (bs,T)
     if first == 0: raise ValueError("the y region must leave at least one context token")
     return input_ids[:, :first]
 
+# %% ../nbs/05_nn.ipynb #b4259c18
 def context_mask(y_mask: Tensor, # (bs,T) bool
                  attention_mask: Tensor, # (bs,T) 1 on real tokens, 0 on (right) padding
                 ) -> Tensor: # (bs,T) bool: the tokens before each example's y
@@ -239,6 +249,7 @@ def context_mask(y_mask: Tensor, # (bs,T) bool
                          "last real token")
     return ctx
 
+# %% ../nbs/05_nn.ipynb #60d3ee7c
 def check_cvae_batch(vocab_size: int, # the model's vocabulary
                      seq_len: int, # the model's sequence length (the longest, for padded batches)
                      input_ids: Tensor, # (bs,T) the batch
@@ -260,6 +271,7 @@ def check_cvae_batch(vocab_size: int, # the model's vocabulary
         raise ValueError(f"base_surprisal must have shape ({len(input_ids)},), got "
                          f"{tuple(base_surprisal.shape)}")
 
+# %% ../nbs/05_nn.ipynb #fdc9579f
 def sequence_nll(decoder: CausalTransformer, # the causal decoder
                  input_ids: Tensor, # (bs,T) [x ; sep ; y]
                  y_mask: Tensor, # (bs,T) bool, True on the y tokens
@@ -270,6 +282,19 @@ def sequence_nll(decoder: CausalTransformer, # the causal decoder
     tok = y_region_token_nll(logits[:, :-1], input_ids[:, 1:], y_mask[:, 1:])
     tok = torch.cat([tok.new_zeros(len(tok), 1), tok], 1)
     return tok.sum(1), tok
+
+# %% ../nbs/05_nn.ipynb #1922227c
+def posterior_and_prior(model: nn.Module, # a CVAE: `posterior`, `prior` and `cfg`
+                        input_ids: Tensor, y_mask: Tensor, # (bs,T) each
+                        attention_mask: Tensor=None, # (bs,T) for right-padded batches
+                       ) -> tuple: # (posterior, prior), each as the family's methods return it
+    "A CVAE's posterior from the whole sequence and its prior from the context; padding never read."
+    if attention_mask is None:
+        return model.posterior(input_ids), model.prior(split_context(input_ids, y_mask))
+    # each example's own context; the blocks must read any y region
+    model.cfg.check_variable_length()
+    return (model.posterior(input_ids, attention_mask.bool()),
+            model.prior(input_ids, context_mask(y_mask, attention_mask)))
 
 # %% ../nbs/05_nn.ipynb #40de1571
 @torch.no_grad()
@@ -333,8 +358,9 @@ class AlignmentHead(nn.Module):
         # starts at g = 0.05
         if context_gate: nn.init.zeros_(self.gate.weight); nn.init.constant_(self.gate.bias, -3.0)
 
-# %% ../nbs/05_nn.ipynb #df10019c
-def _alignment_log_maps(self: AlignmentHead, x: Tensor, y: Tensor, # (N,n_ctx), (N,y_len) tokens
+# %% ../nbs/05_nn.ipynb #bf4cff56
+@patch
+def _log_maps(self: AlignmentHead, x: Tensor, y: Tensor, # (N,n_ctx), (N,y_len) tokens
                         classes: Tensor=None, # (N,) class of each row, for the per-class offsets
                         # (N,K,V,V) offsets of each row's own maps, instead of the class offsets
                         offsets: Tensor=None,
@@ -348,9 +374,8 @@ def _alignment_log_maps(self: AlignmentHead, x: Tensor, y: Tensor, # (N,n_ctx), 
     maps = self.relations[None] + (offsets if offsets is not None else 0 if classes is None
                                    else self.class_maps)
     # log M[rows, :, x_i, y_t] by index_select and two gathers: the backward of the same advanced
-    # indexing adds with
-    # atomics across CPU threads, so its sums, and every run after them, differ from one process to
-    # the next
+    # indexing adds with atomics across CPU threads, so its sums, and every run after them, differ
+    # from one process to the next
     N, K, n_ctx = len(x), maps.shape[1], x.shape[1]
     # (N,K,V,V)
     log_m = maps.float().log_softmax(-1).index_select(0, rows)
@@ -360,7 +385,9 @@ def _alignment_log_maps(self: AlignmentHead, x: Tensor, y: Tensor, # (N,n_ctx), 
     log_m = log_m.gather(3, y[:, None, None, :].expand(N, K, n_ctx, self.y_len))
     return log_m.permute(0, 3, 1, 2).reshape(N, self.y_len, -1)
 
-def _alignment_forward(self: AlignmentHead, z: Tensor, # (N,in_dim) the latent
+# %% ../nbs/05_nn.ipynb #fd240d3d
+@patch
+def forward(self: AlignmentHead, z: Tensor, # (N,in_dim) the latent
                        input_ids: Tensor, y_mask: Tensor, # (N,T) each
                        # (N,) class of each row when the head has per-class maps
                        classes: Tensor=None,
@@ -382,4 +409,16 @@ def _alignment_forward(self: AlignmentHead, z: Tensor, # (N,in_dim) the latent
         tok = torch.logaddexp(nn.functional.logsigmoid(-g) + tok,
                               nn.functional.logsigmoid(g) - math.log(self.vocab_size))
     return -tok.sum(1)
-AlignmentHead._log_maps, AlignmentHead.forward = _alignment_log_maps, _alignment_forward
+
+# %% ../nbs/05_nn.ipynb #46f3539f
+@patch
+def make_aux_head(self: CVAEArchConfig, in_dim: int,
+                  n_classes: int=0) -> nn.Module: # (z, input_ids, y_mask) -> (N,) nats
+    """The auxiliary head on the latent; `n_classes` > 0 gives the alignment head per-class
+    token maps."""
+    if self.aux_head == 'bow':
+        if n_classes: raise ValueError("per-class maps need aux_head='alignment'")
+        return BagOfWordsHead(in_dim, self.vocab_size)
+    return AlignmentHead(in_dim, self.vocab_size, self.seq_len, self.y_len, self.n_relations,
+                         n_classes=n_classes,
+                         context_gate=self.head_context_gate)

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import NamedTuple
 
 import torch
+from fastcore.basics import patch
 import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.optim.optimizer import register_optimizer_step_pre_hook
@@ -44,6 +45,7 @@ def y_mask_from_labels(labels: Tensor, # (bs,T) or (T,) Hugging Face labels: sco
                          f"differ at {wrong.nonzero()[0].tolist()}")
     return y
 
+# %% ../nbs/02_reference.ipynb #418d0374
 def _check_scoring_inputs(input_ids, y_mask, attention_mask, labels=None):
     """Checked `y_mask` (bool; or from `labels`) and `attention_mask` (bool or None) for
     `input_ids` (bs,T)."""
@@ -70,7 +72,7 @@ def _check_scoring_inputs(input_ids, y_mask, attention_mask, labels=None):
                              f"{off.nonzero()[0].tolist()}")
     return y_mask
 
-# %% ../nbs/02_reference.ipynb #8d8d785a
+# %% ../nbs/02_reference.ipynb #dff76597
 def _logits_of(out, shape) -> Tensor:
     """The logits of a model's output: a tensor, or an object with `.logits` (Hugging Face), of
     `shape` (bs,k,V)."""
@@ -88,11 +90,9 @@ def _y_span(y_mask: Tensor) -> tuple:
     cols = y_mask.any(0).nonzero()
     return cols[0].item(), cols[-1].item() + 1
 
-def _y_token_surprisal(logits, input_ids, y_mask, span, chunk_elements) -> Tensor:
-    """(bs,T) surprisal of each y token from the logits one position earlier, in float32 or wider.
-    `logits` may hold the last k <= T positions only (the tail from the batch's first y token on);
-    `span` is `_y_span(y_mask)`."""
-    (bs, T), V = y_mask.shape, logits.shape[-1]
+# %% ../nbs/02_reference.ipynb #6bc439cf
+def _y_targets(input_ids: Tensor, y_mask: Tensor, V: int) -> Tensor:
+    "The ids the logits score: the y tokens, checked inside [0, V), and -100 (ignored) elsewhere."
     off = ~y_mask
     # off y: 0, in range for the check below
     targets = input_ids.masked_fill(off, 0)
@@ -102,7 +102,15 @@ def _y_token_surprisal(logits, input_ids, y_mask, span, chunk_elements) -> Tenso
         raise ValueError(f"input_ids must be in [0, {V}) on y tokens, got "
                          f"{input_ids[k[0], k[1]].item()} at (example, position) {k}")
     # tokens in the span but not in y cost 0
-    targets.masked_fill_(off, -100)
+    return targets.masked_fill_(off, -100)
+
+# %% ../nbs/02_reference.ipynb #5e222cf0
+def _y_token_surprisal(logits, input_ids, y_mask, span, chunk_elements) -> Tensor:
+    """(bs,T) surprisal of each y token from the logits one position earlier, in float32 or wider.
+    `logits` may hold the last k <= T positions only (the tail from the batch's first y token on);
+    `span` is `_y_span(y_mask)`."""
+    (bs, T), V = y_mask.shape, logits.shape[-1]
+    targets = _y_targets(input_ids, y_mask, V)
     dtype = torch.promote_types(logits.dtype, torch.float32)
     out = torch.zeros(y_mask.shape, dtype=dtype, device=logits.device)
     # the batch's y span [lo, hi); the position of logits[:, 0]
@@ -144,6 +152,7 @@ def outside_vocabulary(model: nn.Module, # a causal LM
     if V is None or not ids.numel() or (ids.min().item() >= 0 and ids.max().item() < V): return None
     return V, (ids < 0) | (ids >= V)
 
+# %% ../nbs/02_reference.ipynb #356bcd30
 def _check_ids_in_vocabulary(model: nn.Module, input_ids: Tensor):
     "Token ids against the model's input vocabulary, before the call."
     found = outside_vocabulary(model, input_ids)
@@ -197,7 +206,7 @@ def eval_mode(model: nn.Module): # any module
         if any(modes):
             for m, mode in zip(model.modules(), modes): m.training = mode
 
-# %% ../nbs/02_reference.ipynb #79461554
+# %% ../nbs/02_reference.ipynb #c1456322
 def score_checked(model: nn.Module, # a causal LM in eval mode (`eval_mode`)
                   params: dict, # `forward_params(model)`
                   input_ids: Tensor, # (bs,T) integer ids within the model's vocabulary
@@ -215,6 +224,7 @@ def score_checked(model: nn.Module, # a causal LM in eval mode (`eval_mode`)
         token = _y_token_surprisal(logits, input_ids, y_mask, span, chunk_elements)
     return token.clone()   # a normal tensor, usable as a constant outside inference mode
 
+# %% ../nbs/02_reference.ipynb #4e7d0d06
 def score_batch(model: nn.Module, # causal LM: returns logits (bs,T,V) or an output with `.logits`
                 input_ids: Tensor, # (bs,T) token ids, exactly as training sees them
                 # (bs,T) bool, True on the y tokens (never position 0); or give `labels`
@@ -290,7 +300,7 @@ def _refuse_frozen_params(optimizer, args, kwargs):
 
 _HOOK = []
 
-# %% ../nbs/02_reference.ipynb #361b2a1d
+# %% ../nbs/02_reference.ipynb #07b46bdf
 class FrozenBaseModel(nn.Module):
     """A causal LM frozen as a z-free base model: no gradient, no optimizer, always eval,
     fingerprinted."""
@@ -315,24 +325,28 @@ class FrozenBaseModel(nn.Module):
         "Stays in eval mode whatever `mode` is: dropout in the base model would make b noisy."
         return super().train(False)
 
-    def assert_frozen(self):
-        "Raise if a parameter requires gradient, holds a gradient, or changed since freezing."
-        for name, p in self.model.named_parameters():
-            if p.requires_grad or p.grad is not None:
-                raise RuntimeError(f"base-model parameter {name!r} is not frozen "
-                                   f"(requires_grad={p.requires_grad}, grad set: "
-                                   f"{p.grad is not None})")
-        if self._weight_versions() != self._versions:
-            raise RuntimeError("the base model's weights changed in place after freezing: its "
-                               "fingerprint no longer describes it")
+# %% ../nbs/02_reference.ipynb #26a5b387
+@patch
+def assert_frozen(self: FrozenBaseModel):
+    "Raise if a parameter requires gradient, holds a gradient, or changed since freezing."
+    for name, p in self.model.named_parameters():
+        if p.requires_grad or p.grad is not None:
+            raise RuntimeError(f"base-model parameter {name!r} is not frozen "
+                               f"(requires_grad={p.requires_grad}, grad set: "
+                               f"{p.grad is not None})")
+    if self._weight_versions() != self._versions:
+        raise RuntimeError("the base model's weights changed in place after freezing: its "
+                           "fingerprint no longer describes it")
 
-    def get_input_embeddings(self):
-        """The wrapped model's token embedding (None when it has no `get_input_embeddings`):
-        scoring checks ids against it."""
-        get = getattr(self.model, 'get_input_embeddings', None)
-        return get() if callable(get) else None
+@patch
+def get_input_embeddings(self: FrozenBaseModel):
+    """The wrapped model's token embedding (None when it has no `get_input_embeddings`):
+    scoring checks ids against it."""
+    get = getattr(self.model, 'get_input_embeddings', None)
+    return get() if callable(get) else None
 
-    def forward(self, *args, **kwargs):
-        "The wrapped model's output, under inference mode, after checking that it is still frozen."
-        self.assert_frozen()
-        with torch.inference_mode(): return self.model(*args, **kwargs)
+@patch
+def forward(self: FrozenBaseModel, *args, **kwargs):
+    "The wrapped model's output, under inference mode, after checking that it is still frozen."
+    self.assert_frozen()
+    with torch.inference_mode(): return self.model(*args, **kwargs)

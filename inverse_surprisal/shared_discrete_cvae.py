@@ -16,28 +16,24 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .losses import check_choice, check_field_types
-from .nn import (AlignmentEncoder, CVAEArchConfig, check_cvae_batch, context_mask,
-                                  sample_continuation,
-                                  sequence_nll, split_context)
+from .nn import (AlignmentEncoder, CVAEArchConfig, check_cvae_batch,
+                                  posterior_and_prior, sample_continuation, sequence_nll,
+                                  split_context)
 from .objective import (CVAEOutput, ObjectiveConfig, beta_at, cvae_objective,
                                          reconstruction_term)
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #f3019a5a
 @dataclass
 class SharedDiscreteCVAEConfig(CVAEArchConfig):
-    """Architecture of the shared discrete CVAE (vocabulary, length and blocks from
-    `CVAEArchConfig`)."""
+    "Architecture of the shared discrete CVAE; vocabulary, length and blocks from `CVAEArchConfig`."
     code_sizes: tuple=(4, 3) # classes per code, each >= 2
     prior: str='conditional' # 'conditional' p(z|x) or 'uniform'
-    # enumerate exactly up to this many joint classes, Gumbel-softmax beyond
-    exact_max_classes: int=64
+    exact_max_classes: int=64 # exact enumeration up to this many joint classes, Gumbel beyond
     tau_start: float=1.0 # Gumbel temperature at step 0
     tau_min: float=0.3 # floor of the temperature
     tau_decay: float=1e-3 # tau(step) = max(tau_min, tau_start * exp(-tau_decay * step))
     class_maps: bool=False # per-joint-class offsets on the alignment head's token maps
-    # 'elbo': the objective's gradient | 'em': the exact posterior as target (exact enumeration
-    # only)
-    estimator: str='elbo'
+    estimator: str='elbo' # 'elbo' | 'em': the exact posterior as target (exact enumeration only)
 
     def __post_init__(self):
         self.code_sizes = tuple(self.code_sizes)
@@ -55,19 +51,23 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
         if self.class_maps and self.aux_head != 'alignment':
             raise ValueError("class_maps needs aux_head='alignment'")
 
-    def check_objective(self,
-                        objective: ObjectiveConfig): # EM's target is the posterior at beta
-        """Raise if the estimator cannot optimise this objective (EM needs beta > 0 and no free
-        bits)."""
-        if self.estimator == 'em' and (objective.beta <= 0 or objective.free_bits > 0):
-            raise ValueError("estimator='em' needs objective.beta > 0 and no free bits, got "
-                             f"beta={objective.beta}, free_bits={objective.free_bits}")
-
     @property
     def n_joint(self) -> int: return math.prod(self.code_sizes)
-    def tau_at(self, step: int) -> float:
-        "The Gumbel-softmax temperature at training step `step`: exponential decay to `tau_min`."
-        return max(self.tau_min, self.tau_start * math.exp(-self.tau_decay * step))
+
+# %% ../nbs/08_shared_discrete_cvae.ipynb #4c20c770
+@patch
+def check_objective(self: SharedDiscreteCVAEConfig,
+                    objective: ObjectiveConfig): # EM's target is the posterior at beta
+    """Raise if the estimator cannot optimise this objective (EM needs beta > 0 and no free
+    bits)."""
+    if self.estimator == 'em' and (objective.beta <= 0 or objective.free_bits > 0):
+        raise ValueError("estimator='em' needs objective.beta > 0 and no free bits, got "
+                         f"beta={objective.beta}, free_bits={objective.free_bits}")
+
+@patch
+def tau_at(self: SharedDiscreteCVAEConfig, step: int) -> float:
+    "The Gumbel-softmax temperature at training step `step`: exponential decay to `tau_min`."
+    return max(self.tau_min, self.tau_start * math.exp(-self.tau_decay * step))
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #5a268038
 class SharedDiscreteCVAE(nn.Module):
@@ -87,35 +87,47 @@ class SharedDiscreteCVAE(nn.Module):
         grid = torch.cartesian_prod(*[torch.arange(k) for k in cfg.code_sizes])
         self.register_buffer('joint_grid', grid.reshape(-1, len(cfg.code_sizes)))
 
-    def _split(self, logits: Tensor) -> list:
-        return [l.log_softmax(-1) for l in logits.split(self.cfg.code_sizes, -1)]
-    def posterior(self, input_ids: Tensor,
-                  attention_mask: Tensor=None) -> list: # log q_m, one (bs,K_m) per code
-        """Each code's posterior q_m(c|x,y) from the whole sequence (its real tokens under
-        `attention_mask`)."""
-        return self._split(self.encoder(input_ids) if attention_mask is None
-                           else self.encoder(input_ids, attention_mask))
-    def prior(self, context_ids: Tensor,
-              context: Tensor=None) -> list: # log p_m, one (bs,K_m) per code; `context`: mask of x
-        "Each code's prior p_m(c|x) from the context alone, or uniform without a prior network."
-        if self.prior_net is None:
-            return [torch.full((len(context_ids), k), -math.log(k), device=context_ids.device)
-                    for k in self.cfg.code_sizes]
-        return self._split(self.prior_net(context_ids) if context is None
-                           else self.prior_net(context_ids, context))
+# %% ../nbs/08_shared_discrete_cvae.ipynb #b7b66f0d
+@patch
+def _split(self: SharedDiscreteCVAE, logits: Tensor) -> list:
+    return [l.log_softmax(-1) for l in logits.split(self.cfg.code_sizes, -1)]
 
-    def prefix(self,
-               onehots: list) -> Tensor: # (bs, M, d): each code's embedding from its (soft) one-hot
-        "The decoder's prefix: each code's embedding, weighted by its one-hot."
-        return torch.stack([oh @ emb.weight for oh, emb in zip(onehots, self.code_emb)], 1)
-    def joint_log_prob(self,
-                       logs: list) -> Tensor: # (bs,C) log q(c) or log p(c) of every joint class c
-        "The joint class's log probability from the codes' (independent) log probabilities."
-        return sum(lp[:, self.joint_grid[:, m]] for m, lp in enumerate(logs))
-    def joint_class(self,
-                    codes: list) -> Tensor: # (bs,) joint class index from each code's (bs,) values
-        "The row of `joint_grid` that a tuple of code values names."
-        return sum(c * math.prod(self.cfg.code_sizes[m + 1:]) for m, c in enumerate(codes))
+@patch
+def posterior(self: SharedDiscreteCVAE, input_ids: Tensor,
+              attention_mask: Tensor=None) -> list: # log q_m, one (bs,K_m) per code
+    """Each code's posterior q_m(c|x,y) from the whole sequence (its real tokens under
+    `attention_mask`)."""
+    return self._split(self.encoder(input_ids) if attention_mask is None
+                       else self.encoder(input_ids, attention_mask))
+
+@patch
+def prior(self: SharedDiscreteCVAE, context_ids: Tensor,
+          context: Tensor=None) -> list: # log p_m, one (bs,K_m) per code; `context`: mask of x
+    "Each code's prior p_m(c|x) from the context alone, or uniform without a prior network."
+    if self.prior_net is None:
+        return [torch.full((len(context_ids), k), -math.log(k), device=context_ids.device)
+                for k in self.cfg.code_sizes]
+    return self._split(self.prior_net(context_ids) if context is None
+                       else self.prior_net(context_ids, context))
+
+# %% ../nbs/08_shared_discrete_cvae.ipynb #a5cc078e
+@patch
+def prefix(self: SharedDiscreteCVAE,
+           onehots: list) -> Tensor: # (bs, M, d): each code's embedding from its (soft) one-hot
+    "The decoder's prefix: each code's embedding, weighted by its one-hot."
+    return torch.stack([oh @ emb.weight for oh, emb in zip(onehots, self.code_emb)], 1)
+
+@patch
+def joint_log_prob(self: SharedDiscreteCVAE,
+                   logs: list) -> Tensor: # (bs,C) log q(c) or log p(c) of every joint class c
+    "The joint class's log probability from the codes' (independent) log probabilities."
+    return sum(lp[:, self.joint_grid[:, m]] for m, lp in enumerate(logs))
+
+@patch
+def joint_class(self: SharedDiscreteCVAE,
+                codes: list) -> Tensor: # (bs,) joint class index from each code's (bs,) values
+    "The row of `joint_grid` that a tuple of code values names."
+    return sum(c * math.prod(self.cfg.code_sizes[m + 1:]) for m, c in enumerate(codes))
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #f10ea78b
 @patch
@@ -140,6 +152,7 @@ def _head(self: SharedDiscreteCVAE, z, ids, ym, classes):
     "The auxiliary head, told each row's joint class when it has per-class maps."
     return self.aux_head(z, ids, ym, classes) if self.cfg.class_maps else self.aux_head(z, ids, ym)
 
+# %% ../nbs/08_shared_discrete_cvae.ipynb #95355667
 @patch
 def _gumbel_reconstruction(self: SharedDiscreteCVAE, input_ids, y_mask, log_q, tau):
     "Straight-through Gumbel-softmax: one hard sample per code, relaxed gradient."
@@ -149,6 +162,17 @@ def _gumbel_reconstruction(self: SharedDiscreteCVAE, input_ids, y_mask, log_q, t
     classes = self.joint_class([oh.argmax(1) for oh in onehots]) if self.cfg.class_maps else None
     return l, tok, self._head(pre.sum(1), input_ids, y_mask, classes), onehots
 
+# %% ../nbs/08_shared_discrete_cvae.ipynb #d0ffa705
+@patch
+def _exact_reconstruction(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor,
+                          log_q: list) -> tuple:
+    """(l, token NLL, head NLL) as expectations under q over every joint class, then the per-class
+    terms and log q(c) that EM reads."""
+    per_class, log_qc = self._per_class(input_ids, y_mask), self.joint_log_prob(log_q)
+    qc = log_qc.exp()
+    return ((qc * per_class[0]).sum(1), (qc[..., None] * per_class[1]).sum(1),
+            (qc * per_class[2]).sum(1), per_class, log_qc)
+
 # %% ../nbs/08_shared_discrete_cvae.ipynb #5ecffd4c
 @patch
 def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
@@ -157,31 +181,18 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
             base_token_surprisal: Tensor=None, # (bs,T) for the token term
             base_mean: float=None, # E_D[b] for the distribution term
             step: int=0, # training step: beta and temperature schedules
-            # force exact enumeration (True) or Gumbel (False); by threshold when None
-            exact: bool=None,
-            # (bs,T) for variable-length, right-padded batches (text pairs)
-            attention_mask: Tensor=None,
+            exact: bool=None, # exact enumeration (True) or Gumbel (False); None: by threshold
+            attention_mask: Tensor=None, # (bs,T) for right-padded batches (text pairs)
            ) -> CVAEOutput:
-    """Posterior per code, exact or Gumbel reconstruction, analytic KL per code, and the
-    objective (ELBO or EM)."""
+    "Posterior per code, exact or Gumbel reconstruction, analytic KL per code, the objective."
     check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal,
                      variable=attention_mask is not None)
-    if attention_mask is None:
-        log_q, log_p = self.posterior(input_ids), self.prior(split_context(input_ids, y_mask))
-    # as in the continuous family: each example's own context; padding never read
-    else:
-        self.cfg.check_variable_length()
-        log_q, log_p = (self.posterior(input_ids, attention_mask.bool()),
-                        self.prior(input_ids, context_mask(y_mask, attention_mask)))
-    # (bs,M)
+    log_q, log_p = posterior_and_prior(self, input_ids, y_mask, attention_mask)
     kl_units = torch.stack([(lq.exp() * (lq - lp)).sum(1) for lq, lp in zip(log_q, log_p)], 1)
     exact = self.cfg.n_joint <= self.cfg.exact_max_classes if exact is None else exact
     if exact:
-        per_class, log_qc = self._per_class(input_ids, y_mask), self.joint_log_prob(log_q)
-        qc = log_qc.exp()
-        l, tok, aux = ((qc * per_class[0]).sum(1), (qc[..., None] * per_class[1]).sum(1),
-                       (qc * per_class[2]).sum(1))
-        sample = log_qc
+        l, tok, aux, per_class, log_qc = self._exact_reconstruction(input_ids, y_mask, log_q)
+        sample = log_qc                                   # the exact q over the joint classes
     else:
         l, tok, aux, sample = self._gumbel_reconstruction(input_ids, y_mask, log_q,
                                                           self.cfg.tau_at(step))
@@ -257,12 +268,14 @@ class SplitConfig:
         if not 0 < self.dead_frac < 1:
             raise ValueError(f"split.dead_frac must be in (0, 1), got {self.dead_frac!r}")
 
-    def due(self, step: int,
-            total: int) -> bool: # whether to try a split before training step `step` of `total`
-        """Whether a split is tried before step `step`: every `every` steps from `start` up to
-        `stop` of the run."""
-        if self.every <= 0: return False
-        return self.start <= step < self.stop * total and (step - self.start) % self.every == 0
+# %% ../nbs/08_shared_discrete_cvae.ipynb #b41b6c20
+@patch
+def due(self: SplitConfig, step: int,
+        total: int) -> bool: # whether to try a split before training step `step` of `total`
+    """Whether a split is tried before step `step`: every `every` steps from `start` up to
+    `stop` of the run."""
+    if self.every <= 0: return False
+    return self.start <= step < self.stop * total and (step - self.start) % self.every == 0
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #acba8a3a
 @torch.no_grad()
@@ -319,6 +332,7 @@ def _best_of_two(model, input_ids, y_mask, source, U, u,
            for s in (-1, 1)]
     return torch.minimum(*nll).mean().item(), dm, de
 
+# %% ../nbs/08_shared_discrete_cvae.ipynb #0f78185a
 def _logit_layer(enc: nn.Module) -> nn.Linear: # the layer whose row k gives class k's logit
     return enc.mlp[-1] if isinstance(enc, AlignmentEncoder) else enc.out
 
@@ -339,6 +353,7 @@ def _write_split(model, optimizer, source, dead, U, u, dm, de):
         for v in (optimizer.state.get(p, {}).values() if optimizer is not None else ()):
             if torch.is_tensor(v) and v.shape == p.shape: v[dead] = v[source]
 
+# %% ../nbs/08_shared_discrete_cvae.ipynb #1571e506
 def _refine_split(model, input_ids, y_mask, pair,
                   cfg) -> tuple: # (the copies' shares of the examples, mean best-of-two head NLL)
     "Partial hard EM on the two copies' embeddings and map offsets over the source's top examples."

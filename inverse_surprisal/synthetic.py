@@ -36,6 +36,24 @@ def _apply_transform(name: str, content: Tensor, vocab_size: int) -> Tensor:
     if name == 'complement': return vocab_size - 1 - content
     raise ValueError(f"transforms must be drawn from {TRANSFORMS}, got {name!r}")
 
+# %% ../nbs/03_synthetic.ipynb #1b7fa773
+def _check_task_args(vocab_size, length, n_rotations, noise_levels, transforms):
+    "Raise, naming the argument, if a SyntheticTask setting is outside its range."
+    if not isinstance(vocab_size, int) or vocab_size < 2:
+        raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
+    if not isinstance(length, int) or length < 1:
+        raise ValueError(f"length must be an int >= 1, got {length!r}")
+    if not isinstance(n_rotations, int) or not 1 <= n_rotations <= length:
+        raise ValueError(f"n_rotations must be an int in [1, length={length}], got "
+                         f"{n_rotations!r}")
+    if not noise_levels or any(not (0 < float(e) <= 1) for e in noise_levels):
+        raise ValueError("noise_levels must be a non-empty sequence of values in (0, 1], got "
+                         f"{noise_levels!r}")
+    if (not transforms or len(set(transforms)) != len(transforms)
+        or any(t not in TRANSFORMS for t in transforms)):
+        raise ValueError(f"transforms must be distinct names from {TRANSFORMS}, "
+                         f"got {transforms!r}")
+
 # %% ../nbs/03_synthetic.ipynb #4ee02431
 class SyntheticTask:
     "The synthetic sequence task with its exact oracle (see the notebook for the process)."
@@ -46,20 +64,7 @@ class SyntheticTask:
                  transforms: tuple=TRANSFORMS, # which transforms the factor T ranges over
                  difficulty_probs: tuple=None, # p(d); uniform when None
                 ):
-        if not isinstance(vocab_size, int) or vocab_size < 2:
-            raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
-        if not isinstance(length, int) or length < 1:
-            raise ValueError(f"length must be an int >= 1, got {length!r}")
-        if not isinstance(n_rotations, int) or not 1 <= n_rotations <= length:
-            raise ValueError(f"n_rotations must be an int in [1, length={length}], got "
-                             f"{n_rotations!r}")
-        if not noise_levels or any(not (0 < float(e) <= 1) for e in noise_levels):
-            raise ValueError("noise_levels must be a non-empty sequence of values in (0, 1], got "
-                             f"{noise_levels!r}")
-        if (not transforms or len(set(transforms)) != len(transforms)
-            or any(t not in TRANSFORMS for t in transforms)):
-            raise ValueError(f"transforms must be distinct names from {TRANSFORMS}, "
-                             f"got {transforms!r}")
+        _check_task_args(vocab_size, length, n_rotations, noise_levels, transforms)
         D = len(noise_levels)
         probs = (torch.full((D,), 1 / D, dtype=torch.float64) if difficulty_probs is None
                  else torch.tensor(difficulty_probs, dtype=torch.float64))
@@ -79,11 +84,13 @@ class SyntheticTask:
                                                 torch.arange(n_rotations))
         self.n_classes = len(self.factor_grid)
 
-    def __repr__(self):
-        return (f"SyntheticTask(vocab_size={self.vocab_size}, length={self.length}, "
-                f"noise_levels={tuple(self.noise_levels.tolist())}, "
-                f"n_rotations={self.n_rotations}, transforms={self.transforms}, "
-                f"C={self.n_classes})")
+# %% ../nbs/03_synthetic.ipynb #fcffa31a
+@patch
+def __repr__(self: SyntheticTask):
+    return (f"SyntheticTask(vocab_size={self.vocab_size}, length={self.length}, "
+            f"noise_levels={tuple(self.noise_levels.tolist())}, "
+            f"n_rotations={self.n_rotations}, transforms={self.transforms}, "
+            f"C={self.n_classes})")
 
 # %% ../nbs/03_synthetic.ipynb #e7ed024d
 def _clean_targets(task: SyntheticTask, content: Tensor) -> Tensor:
@@ -132,6 +139,7 @@ def _check_xy(task, x, y):
             raise ValueError(f"{name} must hold content tokens in [0, {task.vocab_size})")
     return d
 
+# %% ../nbs/03_synthetic.ipynb #ba9a528a
 @patch
 def conditional_token_nll(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n, C, L) nats
     "$-\\log p(y_t\\mid x, c)$ for every joint factor value $c$ and position $t$."
@@ -145,6 +153,7 @@ def conditional_nll(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n, 
     "$-\\log p(y\\mid x, c)$ for every joint factor value."
     return self.conditional_token_nll(x, y).sum(-1)
 
+# %% ../nbs/03_synthetic.ipynb #ca96f9d6
 @patch
 def _log_prior(self: SyntheticTask):
     return torch.full((self.n_classes,), -math.log(self.n_classes), dtype=torch.float64)
@@ -186,6 +195,20 @@ class TemperedPosterior(NamedTuple):
     reconstruction: Tensor # (n,) E_q*[-log p(y|x,c)] nats
     gain: Tensor # (n,) b* - reconstruction
 
+def _weights_per_token(weight, n: int, L: int) -> Tensor: # (n, L) float64
+    "A number, (n,) example weights or (n, L) token weights, checked, as (n, L) token weights."
+    w = torch.as_tensor(weight, dtype=torch.float64)
+    w = w.expand(n) if w.ndim == 0 else w
+    if (w.shape not in ((n,), (n, L)) or not torch.isfinite(w).all() or (w < 0).any()
+        or (w.reshape(n, -1).sum(1) <= 0).any()):
+        raise ValueError(f"weight must be a number > 0, an ({n},) tensor of finite values > 0 or "
+                         f"an ({n}, {L}) "
+                         "tensor of finite values >= 0 (not all 0 in a row), got shape "
+                         f"{tuple(w.shape)}")
+    # an example weight on each token
+    return w[:, None].expand(n, L) if w.ndim == 1 else w
+
+# %% ../nbs/03_synthetic.ipynb #9d85c689
 @patch
 def tempered_posterior(self: SyntheticTask, x: Tensor, y: Tensor,
                        # a number > 0, (n,) per-example weights w, or (n, L) per-token weights w_t
@@ -199,16 +222,7 @@ def tempered_posterior(self: SyntheticTask, x: Tensor, y: Tensor,
     # (n, C, L)
     tok = self.conditional_token_nll(x, y)
     nll, n = tok.sum(-1), len(x)
-    w = torch.as_tensor(weight, dtype=torch.float64)
-    w = w.expand(n) if w.ndim == 0 else w
-    if (w.shape not in ((n,), (n, self.length)) or not torch.isfinite(w).all() or (w < 0).any()
-        or (w.reshape(n, -1).sum(1) <= 0).any()):
-        raise ValueError(f"weight must be a number > 0, an ({n},) tensor of finite values > 0 or "
-                         f"an ({n}, {self.length}) "
-                         "tensor of finite values >= 0 (not all 0 in a row), got shape "
-                         f"{tuple(w.shape)}")
-    # an example weight on each token
-    w_tok = w[:, None].expand(n, self.length) if w.ndim == 1 else w
+    w_tok = _weights_per_token(weight, n, self.length)
     logq = torch.log_softmax(self._log_prior() - (w_tok[:, None, :] * tok).sum(-1) / beta, 1)
     q = logq.exp()
     recon = (q * nll).sum(1)

@@ -31,6 +31,7 @@ def _pair(rec, x_key: str, y_key: str, where: str) -> tuple:
         raise ValueError(f"{where}: {y_key!r} is empty: an empty target has no surprisal to score")
     return x, y
 
+# %% ../nbs/03a_text.ipynb #e3c0c5c4
 def read_pairs(path, # a .jsonl file (one object per line) or a .csv file with a header
                # the keys (JSONL) or columns (CSV) of the context and the target
                x_key: str='x', y_key: str='y',
@@ -57,6 +58,7 @@ def read_pairs(path, # a .jsonl file (one object per line) or a .csv file with a
     if not pairs: raise ValueError(f"data file {path} holds no pairs")
     return pairs
 
+# %% ../nbs/03a_text.ipynb #e250db46
 def pairs_from_records(records, # iterable of mappings, e.g. a Hugging Face `datasets` split
                        x_key: str='x', y_key: str='y') -> list:
     "(x, y) pairs from records; a bad record is an error naming its position."
@@ -82,6 +84,7 @@ def load_tokenizer(path, # a folder written by a tokenizer's `save_pretrained`
     except (OSError, ValueError) as e:
         raise ValueError(f"tokenizer folder {path}: no tokenizer there ({e})") from None
 
+# %% ../nbs/03a_text.ipynb #344355c9
 def load_causal_lm(path, # a folder written by an `AutoModelForCausalLM`'s `save_pretrained`
                   ):
     "A pretrained causal LM from a local folder (in eval mode), never from the network."
@@ -99,6 +102,14 @@ def max_positions(model) -> int | None:
     cfg = getattr(model, 'config', None)
     return next((getattr(cfg, k) for k in ('n_positions', 'max_position_embeddings')
                  if isinstance(getattr(cfg, k, None), int)), None)
+
+# %% ../nbs/03a_text.ipynb #f5cbc656
+def _pair_item(x: list, y: list, # the token ids of the context and of the target
+               sep: int, eos: int) -> dict:
+    "One sequence [x ; sep ; y ; eos], with its y mask over y and the end-of-sequence token."
+    ids = torch.tensor(x + [sep] + y + [eos], dtype=torch.long)
+    mask = torch.zeros(len(ids), dtype=torch.bool); mask[len(x) + 1:] = True
+    return dict(input_ids=ids, y_mask=mask)
 
 # %% ../nbs/03a_text.ipynb #674d738b
 class TextPairs(torch.utils.data.Dataset):
@@ -120,11 +131,10 @@ class TextPairs(torch.utils.data.Dataset):
                                                  else eos)
         for i, (x, y) in enumerate(zip(xs, ys)):
             if not y: raise ValueError(f"pair {i}: y tokenises to nothing")
-            ids = torch.tensor(x + [sep] + y + [eos], dtype=torch.long)
-            if max_len is not None and len(ids) > max_len:
-                self.dropped.append((i, len(ids))); continue
-            mask = torch.zeros(len(ids), dtype=torch.bool); mask[len(x) + 1:] = True
-            self.items.append(dict(input_ids=ids, y_mask=mask))
+            it = _pair_item(x, y, sep, eos)
+            if max_len is not None and len(it['input_ids']) > max_len:
+                self.dropped.append((i, len(it['input_ids']))); continue
+            self.items.append(it)
         if self.dropped and too_long == 'error':
             raise ValueError(f"{len(self.dropped)} of {len(pairs)} pairs are longer than "
                              f"max_len={max_len} tokens (pair, length): "

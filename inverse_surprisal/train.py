@@ -26,14 +26,15 @@ import torch.distributed as dist
 from torch import nn
 from tqdm.auto import tqdm
 
+# %% ../nbs/09a_train.ipynb #789c9661
 from .cache import WithBaseSurprisal, dist_info, build_cache
 from .config import RunConfig, load_config, model_config, save_config, task_shape
 from .continuous_cvae import ContinuousCVAE
 from .files import atomic_write_bytes
 from .losses import y_region_nll
-from .metrics import (base_gap_per_token, classes_with_own_code,
-                                       linear_probe_accuracy, mig,
-                                       normalized_mutual_information, own_data_summary)
+from .metrics import (base_gap_per_token, classes_with_own_code, mig,
+                                       linear_probe_accuracy, normalized_mutual_information,
+                                       own_data_summary)
 from .nn import CausalTransformer
 from .reference import FrozenBaseModel
 from .shared_discrete_cvae import SharedDiscreteCVAE, split_dead_code
@@ -239,16 +240,14 @@ def train_base(self: Trainer) -> CausalTransformer:
         opt, sched = base_optimizer(cfg, base)
         with self._bar(cfg.base_steps, 'base model') as bar:
             for step in range(cfg.base_steps):
-                # a new global batch every step, the same on every rank: a fixed training set is
-                # memorised
+                # a fresh global batch each step, the same on every rank (a fixed set is memorised)
                 batch = self.task.sample(cfg.base_batch_size,
                                          int(torch.randint(0, 2**62, (1,), generator=gen)))
                 ids, ym = (t[self.rank::self.world].to(self.device)
                            for t in self.task.model_inputs(batch.x, batch.y))
                 with self._autocast(): logits = ddp(ids)
                 loss = y_region_nll(logits[:, :-1], ids[:, 1:], ym[:, 1:]).mean()
-                opt.zero_grad()
-                loss.backward()
+                opt.zero_grad(); loss.backward()
                 nn.utils.clip_grad_norm_(base.parameters(), 1.0)
                 opt.step(); sched.step(); bar.update()
                 if step % cfg.log_every == 0:
@@ -396,6 +395,22 @@ def _rows(data: dict, i: torch.Tensor) -> dict:
         out = {k: v[:, :T] if v.ndim == 2 else v for k, v in out.items()}
     return out
 
+# %% ../nbs/09a_train.ipynb #7e55ad49
+def _truncate_log(path: Path, step: int):
+    """Keep the log lines written up to the checkpoint at `step`: a resumed run writes the rest
+    again."""
+    if not path.exists(): return
+    lines, records = path.read_text().splitlines(), []
+    for n, line in enumerate(lines, 1):
+        try: records.append(json.loads(line))
+        except json.JSONDecodeError:
+            # a line torn by a kill: the resumed run writes it again
+            if n == len(lines): break
+            raise ValueError(f"{path}, line {n}: not a JSON record; the log is damaged") from None
+    keep = [l for l, r in zip(lines, records) if r['phase'] == 'base' or r['step'] < step
+            or (r['phase'] == 'eval' and r['step'] <= step)]
+    atomic_write_bytes(path, ''.join(l + '\n' for l in keep).encode())
+
 # %% ../nbs/09a_train.ipynb #18a2fe2b
 @patch
 def _prepare_run_dir(self: Trainer, resume: bool):
@@ -470,6 +485,13 @@ def _evaluate_and_save(self: Trainer, model: nn.Module, opt: torch.optim.Optimiz
 
 # %% ../nbs/09a_train.ipynb #edce4ba0
 @patch
+def fit(self: Trainer, resume: bool=False) -> dict:
+    "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
+    torch.set_flush_denormal(self.cfg.flush_denormal)
+    try: return self._fit(resume)
+    finally: torch.set_flush_denormal(False)
+
+@patch
 def _fit(self: Trainer, resume: bool) -> dict:
     cfg, t0 = self.cfg, time.perf_counter()
     self._prepare_run_dir(resume)
@@ -508,30 +530,6 @@ def _split(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer,
                 if torch.is_tensor(opt.state[p][k]) and opt.state[p][k].ndim:
                     dist.broadcast(opt.state[p][k], 0)
     if event: self._log(dict(phase='split', step=step, **event))
-
-# %% ../nbs/09a_train.ipynb #7f7dcc1f
-@patch
-def fit(self: Trainer, resume: bool=False) -> dict:
-    "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
-    torch.set_flush_denormal(self.cfg.flush_denormal)
-    try: return self._fit(resume)
-    finally: torch.set_flush_denormal(False)
-
-# %% ../nbs/09a_train.ipynb #7e55ad49
-def _truncate_log(path: Path, step: int):
-    """Keep the log lines written up to the checkpoint at `step`: a resumed run writes the rest
-    again."""
-    if not path.exists(): return
-    lines, records = path.read_text().splitlines(), []
-    for n, line in enumerate(lines, 1):
-        try: records.append(json.loads(line))
-        except json.JSONDecodeError:
-            # a line torn by a kill: the resumed run writes it again
-            if n == len(lines): break
-            raise ValueError(f"{path}, line {n}: not a JSON record; the log is damaged") from None
-    keep = [l for l, r in zip(lines, records) if r['phase'] == 'base' or r['step'] < step
-            or (r['phase'] == 'eval' and r['step'] <= step)]
-    atomic_write_bytes(path, ''.join(l + '\n' for l in keep).encode())
 
 # %% ../nbs/09a_train.ipynb #e7b0a002
 def init_decoder_from_base(decoder: CausalTransformer, base: nn.Module, # a Hugging Face causal LM
