@@ -27,10 +27,10 @@ FAMILIES = ('discrete', 'continuous')
 @dataclass
 class TaskConfig:
     "The synthetic task (see the synthetic notebook)."
-    vocab_size: int=12
-    length: int=8
-    noise_levels: tuple=(0.05, 0.2, 0.5)
-    n_rotations: int=3
+    vocab_size: int=12 # V: content tokens
+    length: int=8 # L: the length of the content and of y
+    noise_levels: tuple=(0.05, 0.2, 0.5) # eta_d per difficulty tag, each in (0, 1]
+    n_rotations: int=3 # R: rotations
     def __post_init__(self):
         check_field_types(self); self.build()   # the task checks its own ranges
     def build(self) -> SyntheticTask:
@@ -63,12 +63,12 @@ class ModelConfig:
     prior: str='conditional' # 'conditional' | 'uniform' (discrete) | 'standard' (continuous)
     n_samples: int=1 # continuous: samples of z
     exact_max_classes: int=64 # discrete: exact enumeration up to this many joint classes
-    d_model: int=64
-    n_layers: int=2
+    d_model: int=64 # width of every block
+    n_layers: int=2 # depth of the decoder and encoders
     # the z-free model infers the factor from y_<t before it can copy; the decoder is told it by z
     base_n_layers: int=6
-    n_heads: int=4
-    z_every_position: bool=True
+    n_heads: int=4 # attention heads
+    z_every_position: bool=True # add z to every decoder position as well as the prefix
     posterior_encoder: str='alignment' # 'alignment' | 'transformer'
     aux_head: str='alignment' # 'alignment' | 'bow'
     # the alignment head reads a noise floor from the context (the difficulty tag)
@@ -86,8 +86,9 @@ def task_shape(task: SyntheticTask, # the synthetic task the run trains on
     return dict(vocab_size=task.n_tokens, seq_len=2 * task.length + 2, y_len=task.length)
 
 # %% ../nbs/09_config.ipynb #38b0efb9
-def model_config(m: ModelConfig, vocab_size: int,
-                 seq_len: int, # the sequences' vocabulary and (longest) length
+def model_config(m: ModelConfig, # the model settings
+                 vocab_size: int, # token ids of the sequences
+                 seq_len: int, # their (longest) length
                  # their fixed y length, which the alignment blocks need; None for text pairs
                  y_len: int=None,
                 ) -> SharedDiscreteCVAEConfig | ContinuousCVAEConfig:
@@ -174,29 +175,29 @@ def check_run_model(cfg, # a RunConfig
 @dataclass
 class RunConfig:
     "A whole run: task, model, objective and optimisation."
-    preset: str='demo'
-    seed: int=0
-    # 'learned' (train a z-free base, cache its b) | 'oracle' (b*) | 'pretrained'
-    base: str='learned'
-    n_train: int=20000
-    n_eval: int=1000
+    preset: str='demo' # the preset it was made from
+    seed: int=0 # data, initialisation, batches and every draw
+    base: str='learned' # 'learned' (train a base, cache its b) | 'oracle' (b*) | 'pretrained'
+    n_train: int=20000 # training examples (synthetic task)
+    n_eval: int=1000 # held-out examples (synthetic task)
     batch_size: int=64 # global batch, split across processes
-    lr: float=3e-3
-    steps: int=2000
-    base_steps: int=1500
-    base_batch_size: int=128
-    base_lr: float=3e-3
+    lr: float=3e-3 # the CVAE's learning rate (Adam)
+    steps: int=2000 # the CVAE's training steps
+    base_steps: int=1500 # the base model's training steps
+    base_batch_size: int=128 # the base model's global batch
+    base_lr: float=3e-3 # the base model's peak learning rate
     base_warmup_steps: int=100 # linear learning-rate warm-up of the base model, then cosine decay
     eval_every: int=250 # evaluate and checkpoint every this many steps
-    log_every: int=25
+    log_every: int=25 # a log line every this many steps
     # flush subnormal floats to zero while training: on CPU they slow arithmetic down
     flush_denormal: bool=True
     precision: str='fp32' # 'fp32' | 'bf16': forward passes (matmuls) under bfloat16 autocast
-    task: TaskConfig=field(default_factory=TaskConfig)
+    task: TaskConfig=field(default_factory=TaskConfig) # the synthetic task
     data: DataConfig=field(default_factory=DataConfig) # own data instead of the task
-    model: ModelConfig=field(default_factory=ModelConfig)
+    model: ModelConfig=field(default_factory=ModelConfig) # the CVAE
     # discrete family: split steps that revive dead classes
     split: SplitConfig=field(default_factory=SplitConfig)
+    # the reconstruction term, beta and the auxiliary weight
     objective: ObjectiveConfig=field(default_factory=lambda: ObjectiveConfig(
         recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0))
 

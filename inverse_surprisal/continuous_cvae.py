@@ -51,7 +51,10 @@ class ContinuousCVAEConfig(CVAEArchConfig):
 class ContinuousCVAE(nn.Module):
     """Conditional VAE with a Gaussian latent, injected into the causal decoder as one prefix
     embedding."""
-    def __init__(self, cfg: ContinuousCVAEConfig, objective: ObjectiveConfig):
+    def __init__(self,
+                 cfg: ContinuousCVAEConfig, # the family's architecture
+                 objective: ObjectiveConfig, # reconstruction term, beta and auxiliary weight
+                ):
         super().__init__()
         self.cfg, self.objective = cfg, objective
         self.decoder, self.encoder = cfg.make_decoder(), cfg.make_encoder(2 * cfg.latent_dim)
@@ -68,16 +71,22 @@ def _gaussian(self: ContinuousCVAE, params):
     return mu, soft_clamp(logvar, self.cfg.max_logvar)
 
 @patch
-def posterior(self: ContinuousCVAE, input_ids: Tensor,
-              attention_mask: Tensor=None) -> tuple: # (mu, logvar) of q(z|x,y)
+def posterior(self: ContinuousCVAE,
+              input_ids: Tensor, # (bs,T) the whole sequence [x ; sep ; y]
+              # (bs,T) a padded batch's real tokens (bool); None: every token
+              attention_mask: Tensor=None,
+             ) -> tuple: # (mu, logvar) of q(z|x,y)
     """The Gaussian posterior q(z|x,y) from the whole sequence (its real tokens under
     `attention_mask`)."""
     return self._gaussian(self.encoder(input_ids) if attention_mask is None
                           else self.encoder(input_ids, attention_mask))
 
 @patch
-def prior(self: ContinuousCVAE, context_ids: Tensor,
-          context: Tensor=None) -> tuple: # (mu, logvar) of p(z|x); `context`: mask of x
+def prior(self: ContinuousCVAE,
+          context_ids: Tensor, # (bs,C) the context; with `context`, the whole padded batch
+          # (bs,T) bool, each example's context in a padded batch; None: all of context_ids
+          context: Tensor=None,
+         ) -> tuple: # (mu, logvar) of p(z|x); `context`: mask of x
     "The Gaussian prior p(z|x) from the context alone, or N(0, I) without a prior network."
     if self.prior_net is None:
         z = torch.zeros(len(context_ids), self.cfg.latent_dim, device=context_ids.device)
@@ -124,11 +133,13 @@ def forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
 # %% ../nbs/07_continuous_cvae.ipynb #643aff17
 @patch
 @torch.no_grad()
-def generate(self: ContinuousCVAE, input_ids: Tensor,
+def generate(self: ContinuousCVAE,
+             input_ids: Tensor, # (bs,T) the whole sequence [x ; sep ; y]
              y_mask: Tensor, # (bs,T): the context is read, y is only read for 'posterior'
              # 'prior' samples z ~ p(z|x); 'posterior' z ~ q(z|x,y) (a reconstruction view)
              source: str='prior',
-             greedy: bool=False, generator: torch.Generator=None,
+             greedy: bool=False, # argmax instead of sampling
+             generator: torch.Generator=None, # for reproducible sampling
             ) -> Tensor: # (bs, n_y) generated y
     "Sample y given x, with z from the prior (generation) or the posterior (reconstruction)."
     check_choice('source', source, ('prior', 'posterior'))

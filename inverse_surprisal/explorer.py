@@ -55,7 +55,7 @@ def explorer_state(variant: str='example', # one of RECON_TERMS
                    beta: float=3.0,
                    noise_levels: tuple=(0.05, 0.2, 0.5), # eta_d per difficulty tag, each in (0, 1]
                    n: int=2000, # examples drawn
-                   seed: int=0,
+                   seed: int=0, # the draws: the same examples for every setting
                    task_kwargs: dict=None, # other SyntheticTask settings (vocab_size, length, ...)
                   ) -> ExplorerState:
     "Compute everything the explorer draws for one setting of its controls."
@@ -96,7 +96,9 @@ def _weight_panel(ax, state: ExplorerState):
                       f"{state.max_weight:.1f}x mean", fontsize=9)
 
 # %% ../nbs/11_explorer.ipynb #d5c937a2
-def draw(state: ExplorerState, fig: Figure=None) -> Figure:
+def draw(state: ExplorerState, # what to draw (`explorer_state`)
+         fig: Figure=None, # a figure to draw into again; None: a new one
+        ) -> Figure:
     """The weights, the price on rate, the dropped term and the predicted rate allocation, on
     four panels."""
     # not a pyplot figure: shown only where it is displayed, never twice
@@ -125,12 +127,18 @@ def draw(state: ExplorerState, fig: Figure=None) -> Figure:
 class Explorer:
     """The explorer: `update(**controls)` recomputes the state and redraws; `widget()` puts
     controls on it in Jupyter."""
-    def __init__(self, n: int=2000, # examples drawn for every setting
-                 seed: int=0):
+    def __init__(self,
+                 n: int=2000, # examples drawn for every setting
+                 seed: int=0, # the draws: the same examples at every setting
+                ):
         self.n, self.seed, self.fig, self.state = n, seed, None, None
 
-    def update(self, variant: str='example', eps: float=0.1, beta: float=3.0,
-               noise_levels: tuple=(0.05, 0.2, 0.5)) -> ExplorerState:
+    def update(self,
+               variant: str='example', # one of RECON_TERMS
+               eps: float=0.1, # > 0, the example-level eps
+               beta: float=3.0, # > 0, the plain loss's KL weight
+               noise_levels: tuple=(0.05, 0.2, 0.5), # eta_d per difficulty tag, each in (0, 1]
+              ) -> ExplorerState:
         """Recompute the state for these controls and redraw the figure (plain Python: no widget
         needed)."""
         self.state = explorer_state(variant, eps, beta, noise_levels, self.n, self.seed)

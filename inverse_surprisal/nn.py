@@ -78,8 +78,15 @@ def forward(self: CausalTransformer, input_ids: Tensor, # (bs,T) token ids
 # %% ../nbs/05_nn.ipynb #18d0f2cd
 class SequenceEncoder(nn.Module):
     "Bidirectional transformer over tokens, masked mean pool, linear projection."
-    def __init__(self, vocab_size: int, max_len: int, out_dim: int, # projection width
-                 d_model: int=64, n_layers: int=2, n_heads: int=4, dropout: float=0.0):
+    def __init__(self,
+                 vocab_size: int, # token ids in [0, vocab_size)
+                 max_len: int, # longest token sequence
+                 out_dim: int, # projection width
+                 d_model: int=64, # width
+                 n_layers: int=2, # transformer blocks
+                 n_heads: int=4, # attention heads
+                 dropout: float=0.0, # dropout in the blocks
+                ):
         super().__init__()
         _tokens_and_blocks(self, vocab_size, max_len, d_model, n_layers, n_heads, dropout)
         self.norm, self.out = nn.LayerNorm(d_model), nn.Linear(d_model, out_dim)
@@ -112,9 +119,15 @@ def _context_and_y(input_ids: Tensor, n_ctx: int, y_len: int) -> tuple: # ((bs,n
 # %% ../nbs/05_nn.ipynb #f7aaf00d
 class AlignmentEncoder(nn.Module):
     "MLP over the map of K bilinear relation scores between every y token and every context token."
-    def __init__(self, vocab_size: int, seq_len: int, # the fixed length of [context ; y]
+    def __init__(self,
+                 vocab_size: int, # token ids in [0, vocab_size)
+                 seq_len: int, # the fixed length of [context ; y]
                  y_len: int, # the y region: the last y_len tokens
-                 out_dim: int, d_model: int=64, n_relations: int=4, hidden: int=256):
+                 out_dim: int, # output width
+                 d_model: int=64, # token embedding width
+                 n_relations: int=4, # K bilinear relations
+                 hidden: int=256, # the MLP's hidden width
+                ):
         super().__init__()
         self.y_len, self.n_ctx, self.n_rel, self.d = (y_len, _check_y_len(y_len, seq_len),
                                                       n_relations, d_model)
@@ -129,7 +142,9 @@ class AlignmentEncoder(nn.Module):
 
 # %% ../nbs/05_nn.ipynb #7636c6c6
 @patch
-def relation_map(self: AlignmentEncoder, input_ids: Tensor) -> Tensor: # (bs,K,y_len,n_ctx)
+def relation_map(self: AlignmentEncoder,
+                 input_ids: Tensor, # (bs,T) fixed-length [context ; y]
+                ) -> Tensor: # (bs,K,y_len,n_ctx)
     "The K bilinear relation scores between each y token and each context token."
     x, y = _context_and_y(input_ids, self.n_ctx, self.y_len)
     bs = len(input_ids)
@@ -138,7 +153,9 @@ def relation_map(self: AlignmentEncoder, input_ids: Tensor) -> Tensor: # (bs,K,y
     return q @ k.transpose(-1, -2) / self.d ** 0.5
 
 @patch
-def forward(self: AlignmentEncoder, input_ids: Tensor) -> Tensor: # (bs,out_dim)
+def forward(self: AlignmentEncoder,
+            input_ids: Tensor, # (bs,T) fixed-length [context ; y]
+           ) -> Tensor: # (bs,out_dim)
     "Encode each sequence from its relation map."
     return self.mlp(self.relation_map(input_ids).flatten(1))
 
@@ -151,10 +168,10 @@ class CVAEArchConfig:
     # the block settings below are keyword-only, so a family's own fields follow the two above
     _: KW_ONLY
     y_len: int=None # length of the y region (needed by the alignment encoder and head)
-    d_model: int=64
-    n_layers: int=2
-    n_heads: int=4
-    dropout: float=0.0
+    d_model: int=64 # width of every block
+    n_layers: int=2 # transformer blocks of the decoder and encoders
+    n_heads: int=4 # attention heads
+    dropout: float=0.0 # dropout in the transformer blocks
     z_every_position: bool=True # add z to every decoder position as well as the prefix
     posterior_encoder: str='alignment' # 'alignment' | 'transformer'
     aux_head: str='alignment' # 'alignment' | 'bow'
@@ -205,7 +222,10 @@ def make_decoder(self: CVAEArchConfig) -> CausalTransformer:
                              z_every_position=self.z_every_position, **self._arch())
 
 @patch
-def make_encoder(self: CVAEArchConfig, out_dim: int, context_only: bool=False) -> nn.Module:
+def make_encoder(self: CVAEArchConfig,
+                 out_dim: int, # output width
+                 context_only: bool=False, # the prior encoder over the context
+                ) -> nn.Module:
     """The posterior encoder over [x ; sep ; y], or (`context_only`) the prior encoder over
     the context."""
     if self.posterior_encoder == 'alignment' and not context_only:
@@ -285,7 +305,8 @@ def sequence_nll(decoder: CausalTransformer, # the causal decoder
 
 # %% ../nbs/05_nn.ipynb #1922227c
 def posterior_and_prior(model: nn.Module, # a CVAE: `posterior`, `prior` and `cfg`
-                        input_ids: Tensor, y_mask: Tensor, # (bs,T) each
+                        input_ids: Tensor, # (bs,T) [x ; sep ; y]
+                        y_mask: Tensor, # (bs,T) bool, True on y
                         attention_mask: Tensor=None, # (bs,T) for right-padded batches
                        ) -> tuple: # (posterior, prior), each as the family's methods return it
     "A CVAE's posterior from the whole sequence and its prior from the context; padding never read."
@@ -326,19 +347,30 @@ def bag_of_words_nll(bow_logits: Tensor, # (bs,V) logits of the bag-of-words hea
 
 class BagOfWordsHead(nn.Module):
     "Predict the y tokens from z alone, ignoring their order."
-    def __init__(self, in_dim: int, vocab_size: int):
+    def __init__(self,
+                 in_dim: int, # width of z
+                 vocab_size: int, # token ids in [0, vocab_size)
+                ):
         super().__init__()
         self.proj = nn.Linear(in_dim, vocab_size)
-    def forward(self, z: Tensor, input_ids: Tensor,
-                y_mask: Tensor) -> Tensor: # (N,) nats from (N,in_dim), (N,T), (N,T)
+    def forward(self,
+                z: Tensor, # (N,in_dim) the latent
+                input_ids: Tensor, # (N,T) [x ; sep ; y]
+                y_mask: Tensor, # (N,T) bool, True on y
+               ) -> Tensor: # (N,) nats from (N,in_dim), (N,T), (N,T)
         "NLL of each example's y tokens, in any order, from z alone."
         return bag_of_words_nll(self.proj(z), input_ids, y_mask)
 
 # %% ../nbs/05_nn.ipynb #16af183b
 class AlignmentHead(nn.Module):
     "z chooses, per y position, which context token to copy through which learned token map."
-    def __init__(self, in_dim: int, vocab_size: int, seq_len: int, y_len: int, n_relations: int=4,
-                 hidden: int=256,
+    def __init__(self,
+                 in_dim: int, # width of z
+                 vocab_size: int, # token ids in [0, vocab_size)
+                 seq_len: int, # the fixed length of [context ; y]
+                 y_len: int, # the y region: the last y_len tokens
+                 n_relations: int=4, # K token maps
+                 hidden: int=256, # the alignment table's hidden width
                  # > 0: per-class offsets on the token maps, indexed by the `classes` argument of
                  # forward
                  n_classes: int=0,
@@ -387,13 +419,15 @@ def _log_maps(self: AlignmentHead, x: Tensor, y: Tensor, # (N,n_ctx), (N,y_len) 
 
 # %% ../nbs/05_nn.ipynb #fd240d3d
 @patch
-def forward(self: AlignmentHead, z: Tensor, # (N,in_dim) the latent
-                       input_ids: Tensor, y_mask: Tensor, # (N,T) each
-                       # (N,) class of each row when the head has per-class maps
-                       classes: Tensor=None,
-                       # (N,K,V,V) per-row map offsets instead (gradients of one row's own maps)
-                       offsets: Tensor=None,
-                      ) -> Tensor: # (N,) nats
+def forward(self: AlignmentHead,
+            z: Tensor, # (N,in_dim) the latent
+            input_ids: Tensor, # (N,T) fixed-length [context ; y]
+            y_mask: Tensor, # (N,T) bool, exactly the last y_len
+            # (N,) class of each row when the head has per-class maps
+            classes: Tensor=None,
+            # (N,K,V,V) per-row map offsets instead (gradients of one row's own maps)
+            offsets: Tensor=None,
+           ) -> Tensor: # (N,) nats
     """$-\\sum_t \\log \\sum_{k,i} A_z(t)_{k,i} M_k[x_i, y_t]$, with the noise floor when the
     head has a context gate."""
     N, (x, y) = len(input_ids), _context_and_y(input_ids, self.n_ctx, self.y_len)
@@ -412,8 +446,10 @@ def forward(self: AlignmentHead, z: Tensor, # (N,in_dim) the latent
 
 # %% ../nbs/05_nn.ipynb #46f3539f
 @patch
-def make_aux_head(self: CVAEArchConfig, in_dim: int,
-                  n_classes: int=0) -> nn.Module: # (z, input_ids, y_mask) -> (N,) nats
+def make_aux_head(self: CVAEArchConfig,
+                  in_dim: int, # width of z
+                  n_classes: int=0, # > 0: per-class token maps (alignment head only)
+                 ) -> nn.Module: # (z, input_ids, y_mask) -> (N,) nats
     """The auxiliary head on the latent; `n_classes` > 0 gives the alignment head per-class
     token maps."""
     if self.aux_head == 'bow':

@@ -62,7 +62,8 @@ def beta_at(cfg: ObjectiveConfig, # beta and its schedule (hold, warm-up, cycles
     return cfg.beta * frac
 
 # %% ../nbs/06_objective.ipynb #ef0dcd39
-def reconstruction_term(cfg: ObjectiveConfig, recon_nll: Tensor, # (bs,) l, nats
+def reconstruction_term(cfg: ObjectiveConfig, # the objective: which term, eps, token_mix
+                        recon_nll: Tensor, # (bs,) l, nats
                         token_nll: Tensor=None, # (bs,T) per-token NLL (token term)
                         y_mask: Tensor=None, # (bs,T) (token term)
                         base_surprisal: Tensor=None, # (bs,) b (example term)
@@ -114,14 +115,17 @@ class CVAEOutput:
     extras: dict = field(default_factory=dict) # family-specific (posterior parameters, samples)
 
 # %% ../nbs/06_objective.ipynb #ccbfc548
-def cvae_objective(cfg: ObjectiveConfig, step: int, # the training step (for the beta schedule)
-                   recon_nll: Tensor, token_nll: Tensor, y_mask: Tensor, # (bs,), (bs,T), (bs,T)
+def cvae_objective(cfg: ObjectiveConfig, # the objective
+                   step: int, # the training step (for the beta schedule)
+                   recon_nll: Tensor, # (bs,) l
+                   token_nll: Tensor, # (bs,T) per-token NLL
+                   y_mask: Tensor, # (bs,T) bool, True on y
                    kl_units: Tensor, # (bs,U) true KL per unit
                    base_surprisal: Tensor, # (bs,) b
                    base_token_surprisal: Tensor=None, # (bs,T), for the token term
                    base_mean: float=None, # E_D[b], for the distribution term
                    aux: Tensor=None, # (bs,) auxiliary NLL, for aux_weight > 0
-                   extras: dict=None,
+                   extras: dict=None, # the family's own outputs, kept in `extras`
                   ) -> CVAEOutput:
     "Combine the reconstruction term, beta times the KL (free bits) and the auxiliary term."
     term, w = reconstruction_term(cfg, recon_nll, token_nll, y_mask, base_surprisal,

@@ -321,7 +321,9 @@ class FrozenBaseModel(nn.Module):
     def _weight_versions(self):
         return [t._version for t in itertools.chain(self.model.parameters(), self.model.buffers())]
 
-    def train(self, mode: bool=True):
+    def train(self,
+              mode: bool=True, # ignored: the frozen model stays in eval mode
+             ):
         "Stays in eval mode whatever `mode` is: dropout in the base model would make b noisy."
         return super().train(False)
 
@@ -346,7 +348,10 @@ def get_input_embeddings(self: FrozenBaseModel):
     return get() if callable(get) else None
 
 @patch
-def forward(self: FrozenBaseModel, *args, **kwargs):
+def forward(self: FrozenBaseModel,
+            *args, # the wrapped model's inputs
+            **kwargs, # ... and keywords
+           ):
     "The wrapped model's output, under inference mode, after checking that it is still frozen."
     self.assert_frozen()
     with torch.inference_mode(): return self.model(*args, **kwargs)

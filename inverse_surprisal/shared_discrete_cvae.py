@@ -65,7 +65,9 @@ def check_objective(self: SharedDiscreteCVAEConfig,
                          f"beta={objective.beta}, free_bits={objective.free_bits}")
 
 @patch
-def tau_at(self: SharedDiscreteCVAEConfig, step: int) -> float:
+def tau_at(self: SharedDiscreteCVAEConfig,
+           step: int, # the training step
+          ) -> float:
     "The Gumbel-softmax temperature at training step `step`: exponential decay to `tau_min`."
     return max(self.tau_min, self.tau_start * math.exp(-self.tau_decay * step))
 
@@ -73,7 +75,10 @@ def tau_at(self: SharedDiscreteCVAEConfig, step: int) -> float:
 class SharedDiscreteCVAE(nn.Module):
     """Conditional VAE with categorical codes shared by every y position; one prefix embedding
     per code."""
-    def __init__(self, cfg: SharedDiscreteCVAEConfig, objective: ObjectiveConfig):
+    def __init__(self,
+                 cfg: SharedDiscreteCVAEConfig, # the family's architecture
+                 objective: ObjectiveConfig, # reconstruction term, beta and auxiliary weight
+                ):
         super().__init__()
         cfg.check_objective(objective)
         self.cfg, self.objective = cfg, objective
@@ -93,16 +98,22 @@ def _split(self: SharedDiscreteCVAE, logits: Tensor) -> list:
     return [l.log_softmax(-1) for l in logits.split(self.cfg.code_sizes, -1)]
 
 @patch
-def posterior(self: SharedDiscreteCVAE, input_ids: Tensor,
-              attention_mask: Tensor=None) -> list: # log q_m, one (bs,K_m) per code
+def posterior(self: SharedDiscreteCVAE,
+              input_ids: Tensor, # (bs,T) the whole sequence [x ; sep ; y]
+              # (bs,T) a padded batch's real tokens (bool); None: every token
+              attention_mask: Tensor=None,
+             ) -> list: # log q_m, one (bs,K_m) per code
     """Each code's posterior q_m(c|x,y) from the whole sequence (its real tokens under
     `attention_mask`)."""
     return self._split(self.encoder(input_ids) if attention_mask is None
                        else self.encoder(input_ids, attention_mask))
 
 @patch
-def prior(self: SharedDiscreteCVAE, context_ids: Tensor,
-          context: Tensor=None) -> list: # log p_m, one (bs,K_m) per code; `context`: mask of x
+def prior(self: SharedDiscreteCVAE,
+          context_ids: Tensor, # (bs,C) the context; with `context`, the whole padded batch
+          # (bs,T) bool, each example's context in a padded batch; None: all of context_ids
+          context: Tensor=None,
+         ) -> list: # log p_m, one (bs,K_m) per code; `context`: mask of x
     "Each code's prior p_m(c|x) from the context alone, or uniform without a prior network."
     if self.prior_net is None:
         return [torch.full((len(context_ids), k), -math.log(k), device=context_ids.device)
@@ -113,19 +124,22 @@ def prior(self: SharedDiscreteCVAE, context_ids: Tensor,
 # %% ../nbs/08_shared_discrete_cvae.ipynb #a5cc078e
 @patch
 def prefix(self: SharedDiscreteCVAE,
-           onehots: list) -> Tensor: # (bs, M, d): each code's embedding from its (soft) one-hot
+           onehots: list, # (bs,K_m) each code's one-hot (or soft) values
+          ) -> Tensor: # (bs, M, d): each code's embedding from its (soft) one-hot
     "The decoder's prefix: each code's embedding, weighted by its one-hot."
     return torch.stack([oh @ emb.weight for oh, emb in zip(onehots, self.code_emb)], 1)
 
 @patch
 def joint_log_prob(self: SharedDiscreteCVAE,
-                   logs: list) -> Tensor: # (bs,C) log q(c) or log p(c) of every joint class c
+                   logs: list, # (bs,K_m) each code's log probabilities
+                  ) -> Tensor: # (bs,C) log q(c) or log p(c) of every joint class c
     "The joint class's log probability from the codes' (independent) log probabilities."
     return sum(lp[:, self.joint_grid[:, m]] for m, lp in enumerate(logs))
 
 @patch
 def joint_class(self: SharedDiscreteCVAE,
-                codes: list) -> Tensor: # (bs,) joint class index from each code's (bs,) values
+                codes: list, # (bs,) each code's values
+               ) -> Tensor: # (bs,) joint class index from each code's (bs,) values
     "The row of `joint_grid` that a tuple of code values names."
     return sum(c * math.prod(self.cfg.code_sizes[m + 1:]) for m, c in enumerate(codes))
 
@@ -208,9 +222,12 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
 # %% ../nbs/08_shared_discrete_cvae.ipynb #95d14140
 @patch
 @torch.no_grad()
-def generate(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor, # (bs,T)
+def generate(self: SharedDiscreteCVAE,
+             input_ids: Tensor, # (bs,T) the whole sequence [x ; sep ; y]
+             y_mask: Tensor, # (bs,T): the context is read, y only for 'posterior'
              source: str='prior', # 'prior' z ~ p(z|x); 'posterior' z ~ q(z|x,y)
-             greedy: bool=False, generator: torch.Generator=None,
+             greedy: bool=False, # argmax instead of sampling
+             generator: torch.Generator=None, # for reproducible sampling
             ) -> Tensor: # (bs, n_y)
     """Sample y given x, with the codes drawn from the prior (generation) or the posterior
     (reconstruction)."""
@@ -224,12 +241,15 @@ def generate(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor, # (bs,
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #62469b61
 @patch
-def em_loss(self: SharedDiscreteCVAE, step: int, # training step (the prior's beta warm-up)
+def em_loss(self: SharedDiscreteCVAE,
+            step: int, # training step (the prior's beta warm-up)
             per_class: tuple, # (l(c) (bs,C), token NLL (bs,C,T), head NLL (bs,C)) from `_per_class`
-            # (bs,C) encoder's and prior's log probability of each joint class
-            log_qc: Tensor, log_pc: Tensor,
-            y_mask: Tensor, base_surprisal: Tensor, base_token_surprisal: Tensor=None,
-            base_mean: float=None,
+            log_qc: Tensor, # (bs,C) the encoder's log probability of each joint class
+            log_pc: Tensor, # (bs,C) the prior's
+            y_mask: Tensor, # (bs,T) bool, True on y
+            base_surprisal: Tensor, # (bs,) b
+            base_token_surprisal: Tensor=None, # (bs,T), for the token term
+            base_mean: float=None, # E_D[b], for the distribution term
            ) -> Tensor: # () the EM surrogate, averaged over the batch
     """Decoder and head on the exact tempered posterior of the current model; prior and encoder
     fitted to it."""
@@ -270,8 +290,10 @@ class SplitConfig:
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #b41b6c20
 @patch
-def due(self: SplitConfig, step: int,
-        total: int) -> bool: # whether to try a split before training step `step` of `total`
+def due(self: SplitConfig,
+        step: int, # the training step about to run
+        total: int, # the run's steps
+       ) -> bool: # whether to try a split before training step `step` of `total`
     """Whether a split is tried before step `step`: every `every` steps from `start` up to
     `stop` of the run."""
     if self.every <= 0: return False
@@ -279,7 +301,8 @@ def due(self: SplitConfig, step: int,
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #acba8a3a
 @torch.no_grad()
-def split_statistics(model: SharedDiscreteCVAE, input_ids: Tensor,
+def split_statistics(model: SharedDiscreteCVAE, # one code with per-class head maps (class_maps)
+                     input_ids: Tensor, # (n,T) [x ; sep ; y]
                      y_mask: Tensor, # (n,T) a sample of training examples
                     ) -> tuple: # (posterior (n,C), usage (C,), head-loss mass (C,), a_c (n,C))
     """The model's exact posterior over the classes of a single code, each class's usage under it
@@ -301,7 +324,8 @@ def split_statistics(model: SharedDiscreteCVAE, input_ids: Tensor,
             (post * a_c).mean(0), a_c)
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #25aa9505
-def split_directions(model: SharedDiscreteCVAE, input_ids: Tensor,
+def split_directions(model: SharedDiscreteCVAE, # one code with per-class head maps (class_maps)
+                     input_ids: Tensor, # (n,T) [x ; sep ; y]
                      y_mask: Tensor, # (n,T) the source's top examples
                      source: int, # the class to split
                     ) -> tuple: # (plus (n,) bool, U (K,V,V), u (d,) directions) or None
@@ -376,7 +400,8 @@ def _refine_split(model, input_ids, y_mask, pair,
     return share, best
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #94cc6732
-def split_dead_code(model: SharedDiscreteCVAE, input_ids: Tensor,
+def split_dead_code(model: SharedDiscreteCVAE, # one code with per-class head maps (class_maps)
+                    input_ids: Tensor, # (n,T) [x ; sep ; y]
                     y_mask: Tensor, # (n,T) a sample of training examples
                     cfg: SplitConfig=SplitConfig(), # dead threshold and the number of top examples
                     # its per-parameter moments are copied with the rows

@@ -141,7 +141,10 @@ def _check_xy(task, x, y):
 
 # %% ../nbs/03_synthetic.ipynb #ba9a528a
 @patch
-def conditional_token_nll(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n, C, L) nats
+def conditional_token_nll(self: SyntheticTask,
+                          x: Tensor, # (n, L+1) the difficulty tag, then the content
+                          y: Tensor, # (n, L) the target tokens
+                         ) -> Tensor: # (n, C, L) nats
     "$-\\log p(y_t\\mid x, c)$ for every joint factor value $c$ and position $t$."
     eta = self.noise_levels[_check_xy(self, x, y)][:, None, None]                       # (n, 1, 1)
     match = _clean_targets(self, x[:, 1:]) == y[:, None, :]                              # (n, C, L)
@@ -149,7 +152,10 @@ def conditional_token_nll(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: 
     return -torch.where(match, torch.log1p(-eta + eta / V), torch.log(eta / V))
 
 @patch
-def conditional_nll(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n, C) nats
+def conditional_nll(self: SyntheticTask,
+                    x: Tensor, # (n, L+1) the difficulty tag, then the content
+                    y: Tensor, # (n, L) the target tokens
+                   ) -> Tensor: # (n, C) nats
     "$-\\log p(y\\mid x, c)$ for every joint factor value."
     return self.conditional_token_nll(x, y).sum(-1)
 
@@ -159,19 +165,27 @@ def _log_prior(self: SyntheticTask):
     return torch.full((self.n_classes,), -math.log(self.n_classes), dtype=torch.float64)
 
 @patch
-def marginal_nll(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n,) nats, b*
+def marginal_nll(self: SyntheticTask,
+                 x: Tensor, # (n, L+1) the difficulty tag, then the content
+                 y: Tensor, # (n, L) the target tokens
+                ) -> Tensor: # (n,) nats, b*
     "The exact base surprisal $b^*(x,y) = -\\log\\sum_c p(c)\\,p(y\\mid x,c)$."
     return -torch.logsumexp(self._log_prior() - self.conditional_nll(x, y), 1)
 
 @patch
-def posterior(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n, C)
+def posterior(self: SyntheticTask,
+              x: Tensor, # (n, L+1) the difficulty tag, then the content
+              y: Tensor, # (n, L) the target tokens
+             ) -> Tensor: # (n, C)
     "The exact posterior $p(c\\mid x,y)$."
     return torch.softmax(self._log_prior() - self.conditional_nll(x, y), 1)
 
 # %% ../nbs/03_synthetic.ipynb #2dee5d2f
 @patch
-def token_marginal_nll(self: SyntheticTask, x: Tensor,
-                       y: Tensor) -> Tensor: # (n, L) nats, sums to b*
+def token_marginal_nll(self: SyntheticTask,
+                       x: Tensor, # (n, L+1) the difficulty tag, then the content
+                       y: Tensor, # (n, L) the target tokens
+                      ) -> Tensor: # (n, L) nats, sums to b*
     "$-\\log p(y_t\\mid x, y_{<t})$: the exact per-token surprisal of the z-free oracle."
     # (n, L, C): log p(c, y_<=t | x)
     cum = self._log_prior() - self.conditional_token_nll(x, y).cumsum(-1).transpose(1, 2)
@@ -180,7 +194,10 @@ def token_marginal_nll(self: SyntheticTask, x: Tensor,
     return -torch.diff(log_joint, dim=1, prepend=torch.zeros(len(x), 1, dtype=log_joint.dtype))
 
 @patch
-def information(self: SyntheticTask, x: Tensor, y: Tensor) -> Tensor: # (n,) nats in [0, log C]
+def information(self: SyntheticTask,
+                x: Tensor, # (n, L+1) the difficulty tag, then the content
+                y: Tensor, # (n, L) the target tokens
+               ) -> Tensor: # (n,) nats in [0, log C]
     """Pointwise information $b^* - \\mathbb{E}_{p(c\\mid x,y)}[-\\log p(y\\mid x,c)]$: the most
     a latent can save."""
     nll = self.conditional_nll(x, y)
@@ -210,7 +227,9 @@ def _weights_per_token(weight, n: int, L: int) -> Tensor: # (n, L) float64
 
 # %% ../nbs/03_synthetic.ipynb #9d85c689
 @patch
-def tempered_posterior(self: SyntheticTask, x: Tensor, y: Tensor,
+def tempered_posterior(self: SyntheticTask,
+                       x: Tensor, # (n, L+1) the difficulty tag, then the content
+                       y: Tensor, # (n, L) the target tokens
                        # a number > 0, (n,) per-example weights w, or (n, L) per-token weights w_t
                        # (>= 0, not all 0)
                        weight,
@@ -273,8 +292,10 @@ def matched_beta(beta: float, # >= 0, the plain loss's KL weight
 
 # %% ../nbs/03_synthetic.ipynb #31270fcd
 @patch
-def model_inputs(self: SyntheticTask, x: Tensor,
-                 y: Tensor) -> tuple: # (input_ids (n, 2L+2), y_mask (n, 2L+2))
+def model_inputs(self: SyntheticTask,
+                 x: Tensor, # (n, L+1) the difficulty tag, then the content
+                 y: Tensor, # (n, L) the target tokens
+                ) -> tuple: # (input_ids (n, 2L+2), y_mask (n, 2L+2))
     "The token sequence [x ; sep ; y] and its y mask."
     _check_xy(self, x, y)
     ids = torch.cat([x, torch.full((len(x), 1), self.sep_id, dtype=x.dtype), y], 1)
@@ -284,7 +305,11 @@ def model_inputs(self: SyntheticTask, x: Tensor,
 class SyntheticDataset(torch.utils.data.Dataset):
     """`n` examples of a task drawn from `seed`, as dicts of model inputs, factors and oracle
     quantities."""
-    def __init__(self, task: SyntheticTask, n: int, seed: int):
+    def __init__(self,
+                 task: SyntheticTask, # the task to draw from
+                 n: int, # examples
+                 seed: int, # the draws
+                ):
         self.task, self.batch = task, task.sample(n, seed)
         self.input_ids, self.y_mask = task.model_inputs(self.batch.x, self.batch.y)
         self.oracle_base_surprisal = task.marginal_nll(self.batch.x, self.batch.y)

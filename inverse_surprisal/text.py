@@ -33,8 +33,8 @@ def _pair(rec, x_key: str, y_key: str, where: str) -> tuple:
 
 # %% ../nbs/03a_text.ipynb #e3c0c5c4
 def read_pairs(path, # a .jsonl file (one object per line) or a .csv file with a header
-               # the keys (JSONL) or columns (CSV) of the context and the target
-               x_key: str='x', y_key: str='y',
+               x_key: str='x', # the key (JSONL) or column (CSV) of the context
+               y_key: str='y', # ... and of the target
               ) -> list: # [(x, y), ...] in file order
     """Read (context, target) string pairs; a malformed line is an error naming the file and the
     line number."""
@@ -60,14 +60,17 @@ def read_pairs(path, # a .jsonl file (one object per line) or a .csv file with a
 
 # %% ../nbs/03a_text.ipynb #e250db46
 def pairs_from_records(records, # iterable of mappings, e.g. a Hugging Face `datasets` split
-                       x_key: str='x', y_key: str='y') -> list:
+                       x_key: str='x', # the context's key
+                       y_key: str='y', # the target's key
+                      ) -> list:
     "(x, y) pairs from records; a bad record is an error naming its position."
     pairs = [_pair(rec, x_key, y_key, f"record {i}") for i, rec in enumerate(records)]
     if not pairs: raise ValueError("records hold no pairs")
     return pairs
 
 # %% ../nbs/03a_text.ipynb #473f11f3
-def require_hf(what: str):
+def require_hf(what: str, # what needs it, for the message
+              ):
     "Import `transformers`, or say which extra installs it."
     try: import transformers
     except ImportError:
@@ -96,7 +99,8 @@ def load_causal_lm(path, # a folder written by an `AutoModelForCausalLM`'s `save
     except (OSError, ValueError) as e:
         raise ValueError(f"base model folder {path}: no causal LM there ({e})") from None
 
-def max_positions(model) -> int | None:
+def max_positions(model, # a Hugging Face model (or any object with a `config`)
+                 ) -> int | None:
     """The longest sequence a Hugging Face model reads (`n_positions` or
     `max_position_embeddings`), None if it names none."""
     cfg = getattr(model, 'config', None)
@@ -145,7 +149,7 @@ class TextPairs(torch.utils.data.Dataset):
 
 # %% ../nbs/03a_text.ipynb #7fd5ee2f
 def bucketed_batches(lengths, # (n,) sequence lengths
-                     batch_size: int,
+                     batch_size: int, # positions per batch
                      # shuffles the order of the batches; None: shortest first
                      generator: torch.Generator=None,
                     ) -> list: # [LongTensor of dataset positions, ...]

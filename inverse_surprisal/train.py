@@ -44,8 +44,9 @@ from .text import (TextPairs, collate, load_causal_lm, load_tokenizer,
                                     read_pairs)
 
 # %% ../nbs/09a_train.ipynb #f4ff8ff1
-def build_model(cfg: RunConfig, vocab_size: int=None,
-                seq_len: int=None, # own data: the tokenizer's and the pairs' (longest)
+def build_model(cfg: RunConfig, # the run
+                vocab_size: int=None, # own data: the tokenizer's vocabulary
+                seq_len: int=None, # own data: the longest pair's length
                ) -> nn.Module:
     "The configured CVAE, initialised from the global torch RNG."
     if cfg.data.path and (vocab_size is None or seq_len is None):
@@ -56,7 +57,9 @@ def build_model(cfg: RunConfig, vocab_size: int=None,
     family = SharedDiscreteCVAE if cfg.model.family == 'discrete' else ContinuousCVAE
     return family(model_config(cfg.model, **shape), cfg.objective)
 
-def build_base(cfg: RunConfig, task: SyntheticTask) -> CausalTransformer:
+def build_base(cfg: RunConfig, # the run (model width, heads, base_n_layers)
+               task: SyntheticTask, # the synthetic task
+              ) -> CausalTransformer:
     "The z-free base model: the CVAE's decoder without a latent, `base_n_layers` deep."
     m = cfg.model
     return CausalTransformer(task.n_tokens, 2 * task.length + 2, m.d_model,
@@ -79,13 +82,17 @@ def _set_rng_state(s: dict, data_gen: torch.Generator):
     np.random.set_state(('MT19937', s['numpy_keys'].numpy().astype(np.uint32),
                          s['numpy_pos'], 0, 0.0))
 
-def save_checkpoint(path, **state) -> None:
+# %% ../nbs/09a_train.ipynb #4b0bfc00
+def save_checkpoint(path, # the file
+                    **state, # what to store, by name
+                   ) -> None:
     "Write `state` (tensors, numbers, strings, lists and dicts of them) atomically with its digest."
     buf = io.BytesIO(); torch.save(state, buf)
     payload = buf.getvalue()
     atomic_write_bytes(Path(path), _CKPT_MAGIC + hashlib.sha256(payload).digest() + payload)
 
-def load_checkpoint(path) -> dict:
+def load_checkpoint(path, # a file written by `save_checkpoint`
+                   ) -> dict:
     "Read a checkpoint, checking its digest, with `weights_only=True`."
     raw = Path(path).read_bytes()
     if raw[:8] != _CKPT_MAGIC: raise ValueError(f"{path} is not an inverse-surprisal checkpoint")
@@ -121,7 +128,8 @@ def _wrap(model: nn.Module, device: torch.device) -> nn.Module:
                                                if device.type == 'cuda' else None)
 
 # %% ../nbs/09a_train.ipynb #c954790a
-def on_rank0(fn):
+def on_rank0(fn, # a function of no arguments
+            ):
     """Run `fn` on rank 0 only; an exception there is raised on every rank (with rank 0's
     message), so none waits alone."""
     rank, world = dist_info()
@@ -140,15 +148,24 @@ def on_rank0(fn):
 class LogLines:
     """tqdm's `update` and `set_postfix` as one log line every `every` steps: progress for a log
     file, not a line per step."""
-    def __init__(self, total: int, desc: str, every: int, file=None):
+    def __init__(self,
+                 total: int, # steps in all
+                 desc: str, # what is counted
+                 every: int, # a line every this many steps
+                 file=None, # where lines go; None: stderr
+                ):
         self.total, self.desc, self.every, self.file = total, desc, every, file
         self.n, self.postfix, self.t0 = 0, {}, time.perf_counter()
     def __enter__(self): return self
     def __exit__(self, *exc): pass
-    def set_postfix(self, **kw):
+    def set_postfix(self,
+                    **kw, # figures by name
+                   ):
         "The figures the next line shows after the step count."
         self.postfix = kw
-    def update(self, n: int=1):
+    def update(self,
+               n: int=1, # steps done
+              ):
         "Count `n` steps; print a line when a multiple of `every` (or the last step) is reached."
         before, self.n = self.n, self.n + n
         if n and (self.n // self.every > before // self.every or self.n == self.total):
@@ -161,7 +178,9 @@ class LogLines:
 class Trainer:
     """The whole pipeline of one run directory: base model, cached b, CVAE training, evaluation,
     checkpoints."""
-    def __init__(self, cfg: RunConfig, out, # run directory
+    def __init__(self,
+                 cfg: RunConfig, # the run
+                 out, # run directory
                  progress: bool=True, # progress bars (a log line every N steps when not a terminal)
                  device=None, # where models and batches live; default: `default_device()`
                 ):
@@ -341,7 +360,12 @@ def _code_metrics(self: Trainer, model: nn.Module, out, # the held-out outputs
 # %% ../nbs/09a_train.ipynb #2a106834
 @patch
 @torch.no_grad()
-def evaluate(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, step: int) -> dict:
+def evaluate(self: Trainer,
+             model: nn.Module, # the CVAE
+             b_eval: tuple, # the held-out set's (b, per-token b)
+             base_mean: float, # E_D[b] over the training set
+             step: int, # the training step it is evaluated at
+            ) -> dict:
     "Held-out metrics against the oracle."
     ds, task = self.eval_set, self.task
     out = self._eval_outputs(model, b_eval, base_mean, step)
@@ -485,7 +509,9 @@ def _evaluate_and_save(self: Trainer, model: nn.Module, opt: torch.optim.Optimiz
 
 # %% ../nbs/09a_train.ipynb #edce4ba0
 @patch
-def fit(self: Trainer, resume: bool=False) -> dict:
+def fit(self: Trainer,
+        resume: bool=False, # continue from the last checkpoint in the run directory
+       ) -> dict:
     "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
     torch.set_flush_denormal(self.cfg.flush_denormal)
     try: return self._fit(resume)
@@ -510,8 +536,7 @@ def _fit(self: Trainer, resume: bool) -> dict:
     final = dict(evals[-1], wall_seconds=time.perf_counter() - t0)
     if self.rank == 0:
         atomic_write_bytes(self.out / 'metrics.json', (json.dumps(final, indent=1) + '\n').encode())
-    # the trained CVAE and the b it was trained with, for a closer look
-    self.model, self.b = model, b
+    self.model, self.b = model, b                    # the trained CVAE and its b, for a closer look
     return final
 
 # %% ../nbs/09a_train.ipynb #5b8907e7
@@ -532,7 +557,8 @@ def _split(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer,
     if event: self._log(dict(phase='split', step=step, **event))
 
 # %% ../nbs/09a_train.ipynb #e7b0a002
-def init_decoder_from_base(decoder: CausalTransformer, base: nn.Module, # a Hugging Face causal LM
+def init_decoder_from_base(decoder: CausalTransformer, # the CVAE's decoder
+                           base: nn.Module, # a Hugging Face causal LM
                           ) -> None:
     """Copy the base model's token embeddings (and its output layer, when it has one of the same
     shape) into `decoder`."""
@@ -609,8 +635,12 @@ def _frozen_base(self: TextTrainer) -> nn.Module:
 # %% ../nbs/09a_train.ipynb #a79cbebd
 @patch
 @torch.no_grad()
-def held_out(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
-             step: int) -> tuple:
+def held_out(self: TextTrainer,
+             model: nn.Module, # the CVAE
+             b_eval: tuple, # the held-out set's (b, per-token b)
+             base_mean: float, # E_D[b] over the training set
+             step: int, # the training step
+            ) -> tuple:
     """Per-example held-out (recon_nll, kl, weights, recon_term), (n,) each, and beta; batches of
     `batch_size`."""
     data, outs = self._tensors(self.eval_set, b_eval), []
@@ -625,9 +655,14 @@ def held_out(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: floa
     cat = lambda k: torch.cat([getattr(o, k).float().cpu() for o in outs])
     return tuple(cat(k) for k in ('recon_nll', 'kl', 'weights', 'recon_term')), outs[-1].beta
 
+# %% ../nbs/09a_train.ipynb #7306e6c8
 @patch
-def evaluate(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
-             step: int) -> dict:
+def evaluate(self: TextTrainer,
+             model: nn.Module, # the CVAE
+             b_eval: tuple, # the held-out set's (b, per-token b)
+             base_mean: float, # E_D[b] over the training set
+             step: int, # the training step it is evaluated at
+            ) -> dict:
     """Held-out figures without an oracle: b, l, KL, code-length reduction, fractional gain,
     weight health."""
     (l, kl, w, term), beta = self.held_out(model, b_eval, base_mean, step)
@@ -647,6 +682,9 @@ def per_example(self: TextTrainer) -> dict:
     (l, kl, w, _), _ = self.held_out(self.model, b['eval'], b['base_mean'], self.cfg.steps)
     return dict(base_surprisal=b['eval'][0], recon_nll=l, kl=kl, weights=w)
 
-def make_trainer(cfg: RunConfig, out, **kwargs) -> Trainer:
+def make_trainer(cfg: RunConfig, # the run
+                 out, # run directory
+                 **kwargs, # `Trainer`'s other arguments
+                ) -> Trainer:
     "The trainer for `cfg`: `TextTrainer` on own data, else `Trainer`."
     return (TextTrainer if cfg.data.path else Trainer)(cfg, out, **kwargs)
