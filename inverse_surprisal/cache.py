@@ -243,7 +243,6 @@ def find(self: BaseSurprisalCache,
     found = (self.keys[rows] == keys) if len(self.keys) else np.zeros(len(keys), bool)
     return np.where(found, rows, -1)
 
-
 @patch
 def rows(self: BaseSurprisalCache, fingerprints, # m example fingerprints, every one in the cache
         ) -> np.ndarray: # (m,) their rows
@@ -263,14 +262,12 @@ def lookup(self: BaseSurprisalCache, fingerprints, # m example fingerprints, eve
     "Base surprisal b of each example."
     return torch.from_numpy(np.asarray(self.b[self.rows(fingerprints)]))
 
-
 @patch
 def token_surprisal(self: BaseSurprisalCache, fingerprint: bytes, # one example's fingerprint
                    ) -> Tensor: # (n_y,) float32
     "The surprisal of each y token of one example, in order."
     r = self.rows([fingerprint])[0]
     return torch.from_numpy(np.array(self.token[self.offsets[r]:self.offsets[r + 1]]))
-
 
 @patch
 def base_mean(self: BaseSurprisalCache,

@@ -6,8 +6,7 @@
 __all__ = ['ObjectiveConfig', 'beta_at', 'reconstruction_term', 'free_bits_kl', 'CVAEOutput', 'cvae_objective']
 
 # %% ../nbs/06_objective.ipynb #683c40f1
-import math
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor

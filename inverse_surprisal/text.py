@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import torch
-from torch import Tensor
 
 from .losses import check_choice
 
