@@ -77,16 +77,10 @@ def forward(self: CausalTransformer, input_ids: Tensor, # (bs,T) token ids
 
 # %% ../nbs/05_nn.ipynb #18d0f2cd
 class SequenceEncoder(nn.Module):
-    "Bidirectional transformer over tokens, masked mean pool, linear projection."
-    def __init__(self,
-                 vocab_size: int, # token ids in [0, vocab_size)
-                 max_len: int, # longest token sequence
-                 out_dim: int, # projection width
-                 d_model: int=64, # width
-                 n_layers: int=2, # transformer blocks
-                 n_heads: int=4, # attention heads
-                 dropout: float=0.0, # dropout in the blocks
-                ):
+    """Bidirectional transformer over tokens, masked mean pool, linear projection; the token and
+    block settings are `CausalTransformer`'s."""
+    def __init__(self, vocab_size: int, max_len: int, out_dim: int, # projection width
+                 d_model: int=64, n_layers: int=2, n_heads: int=4, dropout: float=0.0):
         super().__init__()
         _tokens_and_blocks(self, vocab_size, max_len, d_model, n_layers, n_heads, dropout)
         self.norm, self.out = nn.LayerNorm(d_model), nn.Linear(d_model, out_dim)

@@ -98,23 +98,18 @@ def _split(self: SharedDiscreteCVAE, logits: Tensor) -> list:
     return [l.log_softmax(-1) for l in logits.split(self.cfg.code_sizes, -1)]
 
 @patch
-def posterior(self: SharedDiscreteCVAE,
-              input_ids: Tensor, # (bs,T) the whole sequence [x ; sep ; y]
-              # (bs,T) a padded batch's real tokens (bool); None: every token
-              attention_mask: Tensor=None,
-             ) -> list: # log q_m, one (bs,K_m) per code
+def posterior(self: SharedDiscreteCVAE, input_ids: Tensor,
+              attention_mask: Tensor=None) -> list: # log q_m, one (bs,K_m) per code
     """Each code's posterior q_m(c|x,y) from the whole sequence (its real tokens under
-    `attention_mask`)."""
+    `attention_mask`); the arguments are `ContinuousCVAE.posterior`'s."""
     return self._split(self.encoder(input_ids) if attention_mask is None
                        else self.encoder(input_ids, attention_mask))
 
 @patch
-def prior(self: SharedDiscreteCVAE,
-          context_ids: Tensor, # (bs,C) the context; with `context`, the whole padded batch
-          # (bs,T) bool, each example's context in a padded batch; None: all of context_ids
-          context: Tensor=None,
-         ) -> list: # log p_m, one (bs,K_m) per code; `context`: mask of x
-    "Each code's prior p_m(c|x) from the context alone, or uniform without a prior network."
+def prior(self: SharedDiscreteCVAE, context_ids: Tensor,
+          context: Tensor=None) -> list: # log p_m, one (bs,K_m) per code
+    """Each code's prior p_m(c|x) from the context alone, or uniform without a prior network; the
+    arguments are `ContinuousCVAE.prior`'s."""
     if self.prior_net is None:
         return [torch.full((len(context_ids), k), -math.log(k), device=context_ids.device)
                 for k in self.cfg.code_sizes]

@@ -635,14 +635,10 @@ def _frozen_base(self: TextTrainer) -> nn.Module:
 # %% ../nbs/09a_train.ipynb #a79cbebd
 @patch
 @torch.no_grad()
-def held_out(self: TextTrainer,
-             model: nn.Module, # the CVAE
-             b_eval: tuple, # the held-out set's (b, per-token b)
-             base_mean: float, # E_D[b] over the training set
-             step: int, # the training step
-            ) -> tuple:
+def held_out(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
+             step: int) -> tuple:
     """Per-example held-out (recon_nll, kl, weights, recon_term), (n,) each, and beta; batches of
-    `batch_size`."""
+    `batch_size`. The arguments are `Trainer.evaluate`'s."""
     data, outs = self._tensors(self.eval_set, b_eval), []
     was = model.training; model.eval()
     with torch.random.fork_rng(devices=[self.device] if self.device.type == 'cuda' else []):
@@ -657,14 +653,10 @@ def held_out(self: TextTrainer,
 
 # %% ../nbs/09a_train.ipynb #7306e6c8
 @patch
-def evaluate(self: TextTrainer,
-             model: nn.Module, # the CVAE
-             b_eval: tuple, # the held-out set's (b, per-token b)
-             base_mean: float, # E_D[b] over the training set
-             step: int, # the training step it is evaluated at
-            ) -> dict:
+def evaluate(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
+             step: int) -> dict:
     """Held-out figures without an oracle: b, l, KL, code-length reduction, fractional gain,
-    weight health."""
+    weight health. The arguments are `Trainer.evaluate`'s."""
     (l, kl, w, term), beta = self.held_out(model, b_eval, base_mean, step)
     return dict(step=step, **own_data_summary(l, kl, b_eval[0], w),
                 recon_term=term.mean().item(), beta=beta,
