@@ -381,6 +381,26 @@ def _score_batches(model: nn.Module, flat: _Flat, batches: list, # arrays of exa
     return cat(idx, torch.int64), cat(ex, torch.float64), cat(tok, torch.float32)
 
 # %% ../nbs/02a_cache.ipynb #6336b74d
+def _score_flat(model: nn.Module, flat: _Flat, # the examples end to end (`_flatten`)
+                fps: np.ndarray, # (n,) S16 their keys (`_fingerprints`)
+                batch_size: int, pad_id: int, device, progress: bool) -> ScoredExamples:
+    """Score examples laid end to end: the dataset-level checks, length-sorted batches (this rank's
+    share), and the results gathered across ranks in the examples' order."""
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    if device is None: device = next((p.device for p in model.parameters()), torch.device('cpu'))
+    # checked once, not per batch
+    if isinstance(model, FrozenBaseModel): model.assert_frozen(); model = model.model
+    n_y = _check_for_scoring(model, flat)
+    order = np.argsort(flat.lengths.numpy(), kind='stable')
+    rank, world = dist_info()
+    batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)][rank::world]
+    idx, ex, tok = _score_batches(model, flat, batches, pad_id, device, progress and rank == 0)
+    n_y = n_y[idx]
+    if world > 1: idx, ex, n_y, tok = (_all_gather_cat(t) for t in (idx, ex, n_y, tok))
+    return _in_dataset_order(fps, idx.numpy(), ex.numpy(), n_y.numpy(), tok.numpy())
+
+# %% ../nbs/02a_cache.ipynb #7551d1e8
 def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval mode
                   dataset, # sequence of items with input_ids (T,) and y_mask (T,)
                   batch_size: int=64, # examples per batch after length bucketing
@@ -390,22 +410,9 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
                  ) -> ScoredExamples:
     """Score every example of `dataset` with `model`, length-bucketed, sharded across ranks under
     torch.distributed."""
-    if not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
-    if device is None: device = next((p.device for p in model.parameters()), torch.device('cpu'))
-    # checked once, not per batch
-    if isinstance(model, FrozenBaseModel): model.assert_frozen(); model = model.model
-    items = [_example_fields(dataset[i], i) for i in range(len(dataset))]
-    flat = _flatten(items); del items
-    n_y = _check_for_scoring(model, flat)
-    fps = np.array(_fingerprints(flat), dtype='S16')
-    order = np.argsort(flat.lengths.numpy(), kind='stable')
-    rank, world = dist_info()
-    batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)][rank::world]
-    idx, ex, tok = _score_batches(model, flat, batches, pad_id, device, progress and rank == 0)
-    n_y = n_y[idx]
-    if world > 1: idx, ex, n_y, tok = (_all_gather_cat(t) for t in (idx, ex, n_y, tok))
-    return _in_dataset_order(fps, idx.numpy(), ex.numpy(), n_y.numpy(), tok.numpy())
+    flat = _flatten([_example_fields(dataset[k], k) for k in range(len(dataset))])
+    return _score_flat(model, flat, np.array(_fingerprints(flat), dtype='S16'), batch_size, pad_id,
+                       device, progress)
 
 # %% ../nbs/02a_cache.ipynb #d34b4874
 def scoring_provenance(model: nn.Module, # the base model (a FrozenBaseModel or any module)
@@ -419,11 +426,13 @@ def scoring_provenance(model: nn.Module, # the base model (a FrozenBaseModel or 
                 pad_id=int(pad_id), format=FORMAT_VERSION)
 
 # %% ../nbs/02a_cache.ipynb #b7d3b94a
-class _Subset:
-    "The items of `dataset` at `positions`."
-    def __init__(self, dataset, positions): self.dataset, self.positions = dataset, positions
-    def __len__(self): return len(self.positions)
-    def __getitem__(self, i): return self.dataset[self.positions[i]]
+def _take(flat: _Flat, rows: Tensor) -> _Flat:
+    "The examples `rows` of `flat` (int64), laid end to end on their own."
+    lengths = flat.lengths[rows]
+    starts = lengths.cumsum(0) - lengths
+    shift = torch.repeat_interleave(flat.starts[rows] - starts, lengths)   # old start - new start
+    at = shift + torch.arange(int(lengths.sum()))
+    return _Flat(flat.ids[at], flat.y[at], starts, lengths)
 
 def _merged_arrays(old, new: ScoredExamples) -> dict:
     """Cache arrays holding the examples of `old` (a cache or None) and `new`, unique keys in
@@ -462,13 +471,15 @@ def build_cache(model: nn.Module, # the base model (a FrozenBaseModel is asserte
         try: old = BaseSurprisalCache(path, prov)
         except StaleCacheError:
             if on_stale == 'error': raise
-    if old is None: todo = list(range(len(dataset)))
-    else:
-        fps = _fingerprints(_flatten([_example_fields(dataset[i], i) for i in range(len(dataset))]))
-        todo = np.flatnonzero(old.find(fps) < 0).tolist()
-        if not todo: return old
+    # every example laid out and keyed once; an existing cache scores only those it lacks
+    flat = _flatten([_example_fields(dataset[k], k) for k in range(len(dataset))])
+    fps = np.array(_fingerprints(flat), dtype='S16')
+    if old is not None:
+        todo = np.flatnonzero(old.find(fps) < 0)
+        if not len(todo): return old
+        flat, fps = _take(flat, torch.from_numpy(todo)), fps[todo]
     rank, world = dist_info()
-    new = score_dataset(model, _Subset(dataset, todo), batch_size, pad_id, device, progress)
+    new = _score_flat(model, flat, fps, batch_size, pad_id, device, progress)
     if rank == 0: _write_cache_file(path, dict(provenance=prov), _merged_arrays(old, new))
     if world > 1: dist.barrier()
     return BaseSurprisalCache(path, prov)

@@ -16,6 +16,7 @@ import os
 import random
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from .metrics import (base_gap_per_token, classes_with_own_code, mig,
                                        linear_probe_accuracy, normalized_mutual_information,
                                        own_data_summary)
 from .nn import CausalTransformer
-from .reference import FrozenBaseModel
+from .reference import FrozenBaseModel, eval_mode
 from .shared_discrete_cvae import SharedDiscreteCVAE, split_dead_code
 from .synthetic import SyntheticDataset, SyntheticTask
 from .text import (TextPairs, collate, load_causal_lm, load_tokenizer,
@@ -236,6 +237,16 @@ def _autocast(self: Trainer):
     return torch.autocast(self.device.type, dtype=torch.bfloat16,
                           enabled=self.cfg.precision == 'bf16')
 
+@patch
+@contextmanager
+def _held_out_mode(self: Trainer, model: nn.Module):
+    """`model` in eval mode, its evaluation noise drawn from a fork of the RNG seeded from the
+    run's seed: the same at every evaluation, and training's random stream untouched."""
+    with eval_mode(model), torch.random.fork_rng(devices=[self.device] if self.device.type == 'cuda'
+                                                  else []):
+        torch.manual_seed(self.cfg.seed + 7)
+        yield model
+
 # %% ../nbs/09a_train.ipynb #9b3f6de7
 def base_optimizer(cfg: RunConfig, # its base_lr, base_warmup_steps and base_steps
                    base: nn.Module, # the z-free base model
@@ -318,13 +329,9 @@ def base_surprisals(self: Trainer) -> dict:
 def _eval_outputs(self: Trainer, model: nn.Module, b_eval: tuple, base_mean: float, step: int):
     "The model's outputs on the whole held-out set, moved to the CPU, where metrics are computed."
     ds = self.eval_set
-    was = model.training; model.eval()
-    # evaluation noise is reproducible and leaves training's RNG alone
-    with torch.random.fork_rng():
-        torch.manual_seed(self.cfg.seed + 7)
+    with self._held_out_mode(model):
         out = model(*(t.to(self.device) for t in (ds.input_ids, ds.y_mask, b_eval[0], b_eval[1])),
                     base_mean, step=step)
-    model.train(was)
     return dataclasses.replace(out,
                                **{k: v.cpu() for k, v in vars(out).items() if torch.is_tensor(v)},
                                extras={k: [t.cpu() for t in v] if isinstance(v, list) else v.cpu()
@@ -640,14 +647,10 @@ def held_out(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: floa
     """Per-example held-out (recon_nll, kl, weights, recon_term), (n,) each, and beta; batches of
     `batch_size`. The arguments are `Trainer.evaluate`'s."""
     data, outs = self._tensors(self.eval_set, b_eval), []
-    was = model.training; model.eval()
-    with torch.random.fork_rng(devices=[self.device] if self.device.type == 'cuda' else []):
-        # evaluation noise is reproducible and leaves training's RNG alone
-        torch.manual_seed(self.cfg.seed + 7)
+    with self._held_out_mode(model):
         for i in torch.arange(len(self.eval_set), device=self.device).split(self.cfg.batch_size):
             with self._autocast():
                 outs.append(model(**_rows(data, i), base_mean=base_mean, step=step))
-    model.train(was)
     cat = lambda k: torch.cat([getattr(o, k).float().cpu() for o in outs])
     return tuple(cat(k) for k in ('recon_nll', 'kl', 'weights', 'recon_term')), outs[-1].beta
 
