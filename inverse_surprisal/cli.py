@@ -17,12 +17,13 @@ import torch.distributed as dist
 import numpy as np
 
 from .cache import dist_info
-from .config import (PRESETS, RunConfig, from_dict, merge_overrides, load_config,
+from .config import (FAMILIES, PRESETS, RunConfig, from_dict, merge_overrides,
+                                      load_config,
                                       make_config,
                                       parse_override)
 from .files import atomic_write_bytes
-from .losses import RECON_TERMS
-from .losses import (check_positive_number, example_inverse_surprisal_weights,
+from .losses import (RECON_TERMS, check_positive_number,
+                                      example_inverse_surprisal_weights,
                                       fractional_decomposition, weight_health)
 from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
 from .train import (DataError, RunDirectoryError, on_rank0, default_device,
@@ -55,7 +56,7 @@ def _train_parser(p):
     p.add_argument('--out', default='runs/demo', help='run directory')
     p.add_argument('--resume', action='store_true',
                    help='continue from the last checkpoint in --out')
-    p.add_argument('--family', choices=['discrete', 'continuous'], help='CVAE family')
+    p.add_argument('--family', choices=FAMILIES, help='CVAE family')
     p.add_argument('--recon', choices=RECON_TERMS, help='reconstruction term')
     p.add_argument('--eps', type=float, help='eps of the example-level term')
     p.add_argument('--beta', type=float, help='KL weight')

@@ -199,9 +199,10 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
     log_q, log_p = posterior_and_prior(self, input_ids, y_mask, attention_mask)
     kl_units = torch.stack([(lq.exp() * (lq - lp)).sum(1) for lq, lp in zip(log_q, log_p)], 1)
     exact = self.cfg.n_joint <= self.cfg.exact_max_classes if exact is None else exact
-    if exact:
-        l, tok, aux, per_class, log_qc = self._exact_reconstruction(input_ids, y_mask, log_q)
-        sample = log_qc                                   # the exact q over the joint classes
+    if self.cfg.estimator == 'em' and not exact:
+        raise ValueError("estimator='em' needs exact=True (or None)")
+    if exact:                                   # the exact log q(c) stands in for a sample
+        l, tok, aux, per_class, sample = self._exact_reconstruction(input_ids, y_mask, log_q)
     else:
         l, tok, aux, sample = self._gumbel_reconstruction(input_ids, y_mask, log_q,
                                                           self.cfg.tau_at(step))
@@ -209,8 +210,7 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
                          base_token_surprisal, base_mean, aux,
                          extras=dict(log_q=log_q, log_p=log_p, exact=exact, sample=sample))
     if self.cfg.estimator == 'em':
-        if not exact: raise ValueError("estimator='em' needs exact=True (or None)")
-        out.loss = self.em_loss(step, per_class, log_qc, self.joint_log_prob(log_p), y_mask,
+        out.loss = self.em_loss(step, per_class, sample, self.joint_log_prob(log_p), y_mask,
                                 base_surprisal, base_token_surprisal, base_mean)
     return out
 

@@ -62,9 +62,9 @@ def build_base(cfg: RunConfig, # the run (model width, heads, base_n_layers)
                task: SyntheticTask, # the synthetic task
               ) -> CausalTransformer:
     "The z-free base model: the CVAE's decoder without a latent, `base_n_layers` deep."
-    m = cfg.model
-    return CausalTransformer(task.n_tokens, 2 * task.length + 2, m.d_model,
-                             m.base_n_layers, m.n_heads)
+    m, shape = cfg.model, task_shape(task)
+    return CausalTransformer(shape['vocab_size'], shape['seq_len'], m.d_model, m.base_n_layers,
+                             m.n_heads)
 
 # %% ../nbs/09a_train.ipynb #20bb12c7
 _CKPT_MAGIC = b'ISCKPT01'
