@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['CausalTransformer', 'SequenceEncoder', 'AlignmentEncoder', 'CVAEArchConfig', 'split_context', 'context_mask',
-           'check_cvae_batch', 'sequence_nll', 'posterior_and_prior', 'sample_continuation', 'bag_of_words_nll',
-           'BagOfWordsHead', 'AlignmentHead']
+           'check_cvae_batch', 'logits_y_nll', 'sequence_nll', 'posterior_and_prior', 'sample_continuation',
+           'bag_of_words_nll', 'BagOfWordsHead', 'AlignmentHead']
 
 # %% ../nbs/05_nn.ipynb #124e05ee
 import math
@@ -286,16 +286,24 @@ def check_cvae_batch(vocab_size: int, # the model's vocabulary
                          f"{tuple(base_surprisal.shape)}")
 
 # %% ../nbs/05_nn.ipynb #fdc9579f
-def sequence_nll(decoder: CausalTransformer, # the causal decoder
+def logits_y_nll(logits: Tensor, # (bs,T,V) a causal LM's logits: position t predicts token t+1
+                 input_ids: Tensor, # (bs,T) [x ; sep ; y]
+                 y_mask: Tensor, # (bs,T) bool, True on the y tokens
+                ) -> tuple: # (recon_nll (bs,), token_nll (bs,T) zero outside y)
+    "Per-example and per-token NLL of the y region from a causal LM's logits."
+    tok = y_region_token_nll(logits[:, :-1], input_ids[:, 1:], y_mask[:, 1:])
+    tok = torch.cat([tok.new_zeros(len(tok), 1), tok], 1)
+    return tok.sum(1), tok
+
+def sequence_nll(decoder: nn.Module, # the causal decoder
                  input_ids: Tensor, # (bs,T) [x ; sep ; y]
                  y_mask: Tensor, # (bs,T) bool, True on the y tokens
                  prefix: Tensor=None, # (bs,P,d) latent embeddings
                 ) -> tuple: # (recon_nll (bs,), token_nll (bs,T) zero outside y)
-    "Per-example and per-token NLL of the y region under the decoder."
-    logits = decoder(input_ids, prefix)
-    tok = y_region_token_nll(logits[:, :-1], input_ids[:, 1:], y_mask[:, 1:])
-    tok = torch.cat([tok.new_zeros(len(tok), 1), tok], 1)
-    return tok.sum(1), tok
+    """Per-example and per-token NLL of the y region under the decoder; a decoder with an `nll`
+    method of these arguments (the pretrained decoder) computes it itself."""
+    if hasattr(decoder, 'nll'): return decoder.nll(input_ids, y_mask, prefix)
+    return logits_y_nll(decoder(input_ids, prefix), input_ids, y_mask)
 
 # %% ../nbs/05_nn.ipynb #1922227c
 def posterior_and_prior(model: nn.Module, # a CVAE: `posterior`, `prior` and `cfg`
