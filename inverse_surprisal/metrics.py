@@ -227,14 +227,25 @@ def by_difficulty(values: Tensor, # (n,) a per-example metric
     return {int(d): values[difficulty == d].double().mean().item() for d in difficulty.unique()}
 
 # %% ../nbs/04_metrics.ipynb #6a1f0c32
+def _decoder_and_code(l: Tensor, l0: Tensor, b: Tensor) -> dict:
+    "l0, b - l0 (what the CVAE's decoder does without z) and l0 - l (what the code adds), means."
+    l0 = l0.detach().double()
+    if l0.shape != l.shape:
+        raise ValueError(f"marginal_nll has shape {tuple(l0.shape)}, expected {tuple(l.shape)}")
+    return dict(marginal_nll=l0.mean().item(), decoder_vs_base=(b - l0).mean().item(),
+                code_contribution=(l0 - l).mean().item())
+
 def own_data_summary(recon_nll: Tensor, # (n,) nats, l of the CVAE on held-out pairs
                      kl: Tensor, # (n,) nats, KL(q(z|x,y) || p(z|x))
                      base_surprisal: Tensor, # (n,) nats, b from the base model, > 0
                      # (n,) the reconstruction weight the objective put on each example
                      weights: Tensor,
+                     # (n,) nats, l0: the CVAE's decoder with z from the prior; None: not known
+                     marginal_nll: Tensor=None,
                     ) -> dict:
     """The figures of a run on own data: b, l, rate, code-length reduction, fractional gain and
-    weight health (float64)."""
+    weight health (float64); with l0, the decoder against the base (b - l0) and the code's
+    contribution (l0 - l) as figures of their own."""
     l, b = recon_nll.detach().double(), base_surprisal.detach().double()
     if kl.shape != b.shape:
         raise ValueError(f"kl has shape {tuple(kl.shape)} but base_surprisal has shape "
@@ -243,7 +254,8 @@ def own_data_summary(recon_nll: Tensor, # (n,) nats, l of the CVAE on held-out p
         raise ValueError("base_surprisal must be > 0 for a fractional gain (every y token "
                          "costs something)")
     health = weight_health(weights.double(), b)
-    return dict(base_surprisal_mean=b.mean().item(), recon_nll=l.mean().item(),
+    split = {} if marginal_nll is None else _decoder_and_code(l, marginal_nll, b)
+    return split | dict(base_surprisal_mean=b.mean().item(), recon_nll=l.mean().item(),
                 kl=kl.detach().double().mean().item(),
                 code_length_reduction=code_length_reduction(l, b).mean().item(),
                 fractional_gain=((b - l) / b).mean().item(),

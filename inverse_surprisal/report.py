@@ -22,7 +22,12 @@ BASE_ROWS = (
      'b-hat = -log p_base(y|x), the z-free model the weights use (= b* with --base oracle)'),
     ('base_surprisal_mean', 'nats',
      'b = -log p_base(y|x) under the pretrained base model (own data)'),
-    ('code_length_reduction', 'nats', 'b - l: how many nats z saves on y against the base model'),
+    ('code_length_reduction', 'nats',
+     'b - l: the CVAE against the base model (decoder and code together)'),
+    ('marginal_nll', 'nats',
+     'l0 = -log p(y|x), the CVAE\'s decoder with z from the prior (own data)'),
+    ('decoder_vs_base', 'nats', 'b - l0: what the decoder learned without z, against the base'),
+    ('code_contribution', 'nats', 'l0 - l: what the code adds to its decoder (<= KL, exact)'),
     ('fractional_gain', 'ratio', '(b - l) / b: the share of the base surprisal that z explains'),
     ('weight_ess_fraction', '0-1',
      'effective sample size of the example weights, over n (1: all equal)'),
@@ -73,14 +78,14 @@ SUMMARY_KEYS = ('oracle_information', 'information_gain', 'base_gap_per_token', 
                 'classes_with_own_code', 'n_classes', 'nmi_transform', 'nmi_rotation', 'mig',
                 'efficiency', 'wall_seconds')
 OWN_DATA_KEYS = ('base_surprisal_mean', 'recon_nll', 'kl', 'code_length_reduction',
-                 'fractional_gain', 'weight_ess_fraction',
+                 'code_contribution', 'decoder_vs_base', 'fractional_gain', 'weight_ess_fraction',
                  'wall_seconds') # the compare table's columns on own data
 
 # %% ../nbs/09b_report.ipynb #bb57d71b
 def verdict_lines(metrics: dict, # the held-out figures of a run
                  ) -> list: # sentences, one per figure the run has
     """The end-of-run verdict in words: the gain against the oracle, what z saves against the base
-    model, and a reconstruction worse than the base model's."""
+    model (what the code adds apart from the decoder when l0 is known), and a reconstruction worse than the base model's."""
     lines = []
     gain, l = metrics.get('information_gain'), metrics.get('recon_nll')
     if gain is not None and gain < 0:
@@ -91,8 +96,14 @@ def verdict_lines(metrics: dict, # the held-out figures of a run
         lines.append(f"The CVAE explains {gain:.3f} nats per example beyond the best z-free model"
                      + (f", {gain / metrics['oracle_information']:.0%} of the oracle information."
                         if metrics.get('oracle_information') else '.'))
-    red = metrics.get('code_length_reduction')
-    if red is not None:
+    red, code = metrics.get('code_length_reduction'), metrics.get('code_contribution')
+    if code is not None:
+        lines.append(f"The code adds {code:.3f} nats per held-out example to its own decoder "
+                     f"(l0 - l, at a KL of {metrics['kl']:.3f} nats); apart from the code, the "
+                     f"decoder is {abs(metrics['decoder_vs_base']):.3f} nats "
+                     f"{'better' if metrics['decoder_vs_base'] >= 0 else 'worse'} than the base "
+                     "model (b - l0).")
+    elif red is not None:
         lines.append(f"z saves {red:.3f} nats per held-out example against the base model, a "
                      f"fractional gain of {metrics['fractional_gain']:.1%}"
                      if red >= 0

@@ -644,38 +644,43 @@ def _frozen_base(self: TextTrainer) -> nn.Module:
 @torch.no_grad()
 def held_out(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
              step: int) -> tuple:
-    """Per-example held-out (recon_nll, kl, weights, recon_term), (n,) each, and beta; batches of
+    """Per-example held-out (recon_nll, kl, weights, recon_term, marginal_nll l0), (n,) each, and beta; batches of
     `batch_size`. The arguments are `Trainer.evaluate`'s."""
-    data, outs = self._tensors(self.eval_set, b_eval), []
+    data, outs, l0 = self._tensors(self.eval_set, b_eval), [], []
     with self._held_out_mode(model):
         for i in torch.arange(len(self.eval_set), device=self.device).split(self.cfg.batch_size):
             with self._autocast():
-                outs.append(model(**_rows(data, i), base_mean=base_mean, step=step))
+                rows = _rows(data, i)
+                outs.append(model(**rows, base_mean=base_mean, step=step))
+            l0.append(outs[-1].extras['marginal_nll'] if 'marginal_nll' in outs[-1].extras
+                      else model.marginal_nll(rows['input_ids'], rows['y_mask'],
+                                              rows['attention_mask']))
     cat = lambda k: torch.cat([getattr(o, k).float().cpu() for o in outs])
-    return tuple(cat(k) for k in ('recon_nll', 'kl', 'weights', 'recon_term')), outs[-1].beta
+    return (tuple(cat(k) for k in ('recon_nll', 'kl', 'weights', 'recon_term'))
+            + (torch.cat([v.float().cpu() for v in l0]),), outs[-1].beta)
 
 # %% ../nbs/09a_train.ipynb #7306e6c8
 @patch
 def evaluate(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
              step: int) -> dict:
-    """Held-out figures without an oracle: b, l, KL, code-length reduction, fractional gain,
-    weight health. The arguments are `Trainer.evaluate`'s."""
-    (l, kl, w, term), beta = self.held_out(model, b_eval, base_mean, step)
-    return dict(step=step, **own_data_summary(l, kl, b_eval[0], w),
+    """Held-out figures without an oracle: b, l, KL, l0 and the
+    decoder's and the code's parts, code-length reduction, fractional gain, weight health. The arguments are `Trainer.evaluate`'s."""
+    (l, kl, w, term, l0), beta = self.held_out(model, b_eval, base_mean, step)
+    return dict(step=step, **own_data_summary(l, kl, b_eval[0], w, l0),
                 recon_term=term.mean().item(), beta=beta,
                 n_heldout=len(l), n_train=len(self.train_set), n_dropped=len(self.dropped))
 
 # %% ../nbs/09a_train.ipynb #688d3723
 @patch
 def per_example(self: TextTrainer) -> dict:
-    """The trained CVAE's held-out figures pair by pair: b, l, KL and the weight, (n,) each;
+    """The trained CVAE's held-out figures pair by pair: b, l, KL, the weight and l0, (n,) each;
     after `fit` (or `fit(resume=True)`)."""
     if getattr(self, 'model', None) is None:
         raise ValueError("per_example needs a trained CVAE: call fit() (or fit(resume=True)) first")
     # read from the caches by fit: no second pass over them
     b = self.b
-    (l, kl, w, _), _ = self.held_out(self.model, b['eval'], b['base_mean'], self.cfg.steps)
-    return dict(base_surprisal=b['eval'][0], recon_nll=l, kl=kl, weights=w)
+    (l, kl, w, _, l0), _ = self.held_out(self.model, b['eval'], b['base_mean'], self.cfg.steps)
+    return dict(base_surprisal=b['eval'][0], recon_nll=l, kl=kl, weights=w, marginal_nll=l0)
 
 def make_trainer(cfg: RunConfig, # the run
                  out, # run directory
