@@ -119,15 +119,21 @@ class DataConfig:
     eval_fraction: float=0.1 # the held-out share of the pairs, drawn with the seed
     # pairs longer than the base model reads: 'error' | 'drop' (counted and reported)
     too_long: str='error'
-    # 'random' | 'base_embeddings': the decoder's token embeddings and output layer from the base
+    # 'random' | 'base_embeddings' (the decoder's token embeddings and output layer from the base) |
+    # 'base_model' (the decoder is a trainable copy of the base, z through a zero-initialised path)
     decoder_init: str='random'
+    decoder_layers: int=-1 # 'base_model': -1 every parameter trains, k >= 0 the top k blocks only
+    decoder_lr: float=1e-4 # 'base_model': the copy's learning rate (the rest train at `lr`)
 
     def __post_init__(self):
         check_field_types(self)
         if not 0 < self.eval_fraction < 1:
             raise ValueError(f"eval_fraction must be in (0, 1), got {self.eval_fraction!r}")
         check_choice('too_long', self.too_long, ('error', 'drop'))
-        check_choice('decoder_init', self.decoder_init, ('random', 'base_embeddings'))
+        check_choice('decoder_init', self.decoder_init, ('random', 'base_embeddings', 'base_model'))
+        if self.decoder_layers < -1 or not self.decoder_lr > 0:
+            raise ValueError("decoder_layers must be an int >= -1 and decoder_lr > 0, got "
+                             f"{self.decoder_layers!r} and {self.decoder_lr!r}")
         if bool(self.path) != bool(self.base_model):
             raise ValueError("path and base_model go together: own data needs the pairs (path) and "
                              "the base model's folder (base_model)")

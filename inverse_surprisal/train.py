@@ -32,6 +32,7 @@ from .cache import WithBaseSurprisal, dist_info, build_cache
 from .config import RunConfig, load_config, model_config, save_config, task_shape
 from .continuous_cvae import ContinuousCVAE
 from .files import atomic_write_bytes
+from .hf_decoder import PretrainedDecoder
 from .losses import y_region_nll
 from .metrics import (base_gap_per_token, classes_with_own_code, mig,
                                        linear_probe_accuracy, normalized_mutual_information,
@@ -474,13 +475,18 @@ def _start_cvae(self: Trainer, resume: bool) -> tuple:
     torch.manual_seed(cfg.seed)
     model = self._new_model().to(self.device)
     gen = torch.Generator().manual_seed(cfg.seed + 2)
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    opt = self._optimizer(model)
     if not (resume and path.exists()): return model, opt, gen, 0, [], 0.0
     c = load_checkpoint(path)
     model.load_state_dict(c['model'])
     opt.load_state_dict(c['optimizer']); _set_rng_state(c['rng'], gen)
     if self.rank == 0: _truncate_log(self.out / 'metrics.jsonl', c['step'])
     return model, opt, gen, c['step'], json.loads(c['evals']), c['wall_seconds']
+
+@patch
+def _optimizer(self: Trainer, model: nn.Module) -> torch.optim.Optimizer:
+    "Adam over the CVAE's parameters at the run's learning rate."
+    return torch.optim.Adam(model.parameters(), lr=self.cfg.lr)
 
 # %% ../nbs/09a_train.ipynb #f8197742
 @patch
@@ -624,9 +630,22 @@ def _read_pairs(self: TextTrainer):
 @patch
 def _new_model(self: TextTrainer) -> nn.Module:
     model = build_model(self.cfg, self.vocab_size, self.seq_len)
-    if self.cfg.data.decoder_init == 'base_embeddings':
-        init_decoder_from_base(model.decoder, self.base.model)
+    d = self.cfg.data
+    if d.decoder_init == 'base_embeddings': init_decoder_from_base(model.decoder, self.base.model)
+    if d.decoder_init == 'base_model':
+        model.decoder = PretrainedDecoder(self.base.model, model.cfg.d_model, d.decoder_layers)
     return model
+
+@patch
+def _optimizer(self: TextTrainer, model: nn.Module) -> torch.optim.Optimizer:
+    "Adam; a decoder copied from the base trains at `data.decoder_lr`, the rest at `lr`."
+    lm = ({id(p) for p in model.decoder.lm.parameters()}
+          if isinstance(model.decoder, PretrainedDecoder) else set())
+    groups = [[p for p in model.parameters() if (id(p) in lm) == own and p.requires_grad]
+              for own in (False, True)]
+    return torch.optim.Adam([dict(params=groups[0], lr=self.cfg.lr)]
+                            + ([dict(params=groups[1], lr=self.cfg.data.decoder_lr)]
+                               if groups[1] else []))
 
 @patch
 def _tensors(self: TextTrainer, ds: list,
@@ -644,8 +663,8 @@ def _frozen_base(self: TextTrainer) -> nn.Module:
 @torch.no_grad()
 def held_out(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
              step: int) -> tuple:
-    """Per-example held-out (recon_nll, kl, weights, recon_term, marginal_nll l0), (n,) each, and beta; batches of
-    `batch_size`. The arguments are `Trainer.evaluate`'s."""
+    """Per-example held-out (recon_nll, kl, weights, recon_term, marginal_nll l0), (n,) each,
+    and beta; batches of `batch_size`. The arguments are `Trainer.evaluate`'s."""
     data, outs, l0 = self._tensors(self.eval_set, b_eval), [], []
     with self._held_out_mode(model):
         for i in torch.arange(len(self.eval_set), device=self.device).split(self.cfg.batch_size):
