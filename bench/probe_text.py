@@ -1,5 +1,6 @@
 """Real-text probe (issue 28): WordNet noun glosses (Debian's wordnet-base, /usr/share/wordnet) as (word, definition)
-pairs, a byte-level BPE tokenizer and a small GPT-2 base trained here, then the text preset's discrete CVAE with
+pairs, a byte-level BPE tokenizer and a small GPT-2 base trained here on N other glosses (so that neither the CVAE's
+training pairs nor its held-out ones were seen by the base), then the text preset's discrete CVAE with
 16 codes, its decoder a copy of the base (`decoder_init='base_model'`), evaluated every 50 steps: KL, l0 - l (the
 code's contribution), b - l0 (the decoder against the base), codes used. Resumable pieces live in bench/probe_text/.
 Usage: python bench/probe_text.py [N_PAIRS] [STEPS] [SEED]"""
@@ -28,12 +29,15 @@ def wordnet_pairs(n):
     return [out[i] for i in torch.randperm(len(out), generator=g)[:n].tolist()]
 
 pairs_path, base_dir = WORK / f'pairs{N}.jsonl', WORK / f'base{N}'
+base_pairs_path = WORK / f'base_pairs{N}.jsonl'
 if not pairs_path.exists():
-    pairs_path.write_text(''.join(json.dumps(p) + '\n' for p in wordnet_pairs(N)))
+    drawn = wordnet_pairs(2 * N)
+    for path, part in ((pairs_path, drawn[:N]), (base_pairs_path, drawn[N:])):
+        path.write_text(''.join(json.dumps(p) + '\n' for p in part))
 if not (base_dir / 'config.json').exists():
-    pairs = read_pairs(pairs_path)
+    pairs = read_pairs(base_pairs_path)
     bpe = tokenizers.ByteLevelBPETokenizer()
-    bpe.train_from_iterator([x + ' ' + y for x, y in pairs], vocab_size=2000, special_tokens=['<pad>', '<eos>'])
+    bpe.train_from_iterator([x + ' ' + y for x, y in pairs + read_pairs(pairs_path)], vocab_size=2000, special_tokens=['<pad>', '<eos>'])
     tok = transformers.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, pad_token='<pad>', eos_token='<eos>')
     tok.save_pretrained(base_dir)
     data = TextPairs(pairs, tok, max_len=64, too_long='drop')

@@ -13,7 +13,6 @@ from fastcore.basics import patch
 from torch import Tensor, nn
 
 from .nn import logits_y_nll
-from .text import max_positions
 
 # %% ../nbs/05a_hf_decoder.ipynb #f08063d6
 def z_positions(y_mask: Tensor, # (bs,T) bool, True on y (right-padded or not)
@@ -42,10 +41,8 @@ class PretrainedDecoder(nn.Module):
         super().__init__()
         if not isinstance(train_layers, int) or train_layers < -1:
             raise ValueError(f"train_layers must be an int >= -1, got {train_layers!r}")
-        self.lm, emb = copy.deepcopy(lm), lm.get_input_embeddings()
-        self.vocab_size, self.d_model, self.max_len = (emb.num_embeddings, z_dim,
-                                                       max_positions(lm))
-        self.z_proj = nn.Linear(z_dim, emb.embedding_dim)
+        self.lm = copy.deepcopy(lm)
+        self.z_proj = nn.Linear(z_dim, lm.get_input_embeddings().embedding_dim)
         nn.init.zeros_(self.z_proj.weight); nn.init.zeros_(self.z_proj.bias)
         self._set_trainable(train_layers)
         self.train()

@@ -28,7 +28,8 @@ BASE_ROWS = (
      'l0 = -log p(y|x), the CVAE\'s decoder with z from the prior (own data)'),
     ('decoder_vs_base', 'nats', 'b - l0: what the decoder learned without z, against the base'),
     ('code_contribution', 'nats', 'l0 - l: what the code adds to its decoder (<= KL, exact)'),
-    ('fractional_gain', 'ratio', '(b - l) / b: the share of the base surprisal that z explains'),
+    ('fractional_gain', 'ratio', 
+     '(b - l) / b: the CVAE\'s saving as a share of b (decoder and code together)'),
     ('weight_ess_fraction', '0-1',
      'effective sample size of the example weights, over n (1: all equal)'),
     ('weight_max_over_mean', 'ratio', 'the heaviest example weight over the mean weight'),
@@ -84,8 +85,9 @@ OWN_DATA_KEYS = ('base_surprisal_mean', 'recon_nll', 'kl', 'code_length_reductio
 # %% ../nbs/09b_report.ipynb #bb57d71b
 def verdict_lines(metrics: dict, # the held-out figures of a run
                  ) -> list: # sentences, one per figure the run has
-    """The end-of-run verdict in words: the gain against the oracle, what z saves against the base
-    model (what the code adds apart from the decoder when l0 is known), and a reconstruction worse than the base model's."""
+    """The end-of-run verdict in words: the gain against the oracle, what the code adds apart
+    from the decoder (or, without l0, the saving against the base model), and a reconstruction
+    worse than the base model's."""
     lines = []
     gain, l = metrics.get('information_gain'), metrics.get('recon_nll')
     if gain is not None and gain < 0:
@@ -184,7 +186,7 @@ def heldout_panels(ax, # two matplotlib axes
     ax[0].set(xlabel='CVAE step', ylabel='nats per example',
               title='Held out: l against b' + ('' if own else '-hat and b*'))
     ax[1].set(xlabel='CVAE step', ylabel='nats per example',
-              title='Held out: ' + ('what z saves against the base' if own
+              title='Held out: ' + ('the CVAE against the base (b - l)' if own
                                     else 'gain against the oracle'))
 
 # %% ../nbs/09b_report.ipynb #5636418b

@@ -191,12 +191,10 @@ def prior_marginal_nll(log_pc: Tensor, # (bs,C) log p(c|x) of every joint class
 
 @patch
 @torch.no_grad()
-def marginal_nll(self: SharedDiscreteCVAE,
-                 input_ids: Tensor, # (bs,T) [x ; sep ; y]
-                 y_mask: Tensor, # (bs,T) bool, True on y
-                 attention_mask: Tensor=None, # (bs,T) for right-padded batches
-                ) -> Tensor: # (bs,) l0, nats
-    "l0: the decoder's own z-free NLL, the code drawn from the prior p(c|x) and summed exactly."
+def marginal_nll(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor,
+                 attention_mask: Tensor=None) -> Tensor: # (bs,) l0, nats
+    """l0: the decoder's own z-free NLL, the code drawn from the prior p(c|x) and summed exactly;
+    the arguments are `ContinuousCVAE.marginal_nll`'s (without its samples)."""
     log_p = posterior_and_prior(self, input_ids, y_mask, attention_mask)[1]
     return prior_marginal_nll(self.joint_log_prob(log_p), self._per_class(input_ids, y_mask)[0])
 
@@ -215,6 +213,7 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
     check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal,
                      variable=attention_mask is not None)
     log_q, log_p = posterior_and_prior(self, input_ids, y_mask, attention_mask)
+    log_pc = self.joint_log_prob(log_p)
     kl_units = torch.stack([(lq.exp() * (lq - lp)).sum(1) for lq, lp in zip(log_q, log_p)], 1)
     exact = self.cfg.n_joint <= self.cfg.exact_max_classes if exact is None else exact
     if self.cfg.estimator == 'em' and not exact:
@@ -227,10 +226,9 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
     out = cvae_objective(self.objective, step, l, tok, y_mask, kl_units, base_surprisal,
                          base_token_surprisal, base_mean, aux,
                          extras=dict(log_q=log_q, log_p=log_p, exact=exact, sample=sample))
-    if exact: out.extras['marginal_nll'] = prior_marginal_nll(self.joint_log_prob(log_p),
-                                                              per_class[0]).detach()
+    if exact: out.extras['marginal_nll'] = prior_marginal_nll(log_pc, per_class[0]).detach()
     if self.cfg.estimator == 'em':
-        out.loss = self.em_loss(step, per_class, sample, self.joint_log_prob(log_p), y_mask,
+        out.loss = self.em_loss(step, per_class, sample, log_pc, y_mask,
                                 base_surprisal, base_token_surprisal, base_mean)
     return out
 

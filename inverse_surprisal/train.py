@@ -682,8 +682,9 @@ def held_out(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: floa
 @patch
 def evaluate(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
              step: int) -> dict:
-    """Held-out figures without an oracle: b, l, KL, l0 and the
-    decoder's and the code's parts, code-length reduction, fractional gain, weight health. The arguments are `Trainer.evaluate`'s."""
+    """Held-out figures without an oracle: b, l, KL, l0 with the decoder's part (b - l0) and the
+    code's (l0 - l), code-length reduction, fractional gain, weight health. The arguments are
+    `Trainer.evaluate`'s."""
     (l, kl, w, term, l0), beta = self.held_out(model, b_eval, base_mean, step)
     return dict(step=step, **own_data_summary(l, kl, b_eval[0], w, l0),
                 recon_term=term.mean().item(), beta=beta,
