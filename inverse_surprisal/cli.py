@@ -9,6 +9,7 @@ __all__ = ['main', 'demo_batch', 'demo', 'cli']
 import argparse
 import json
 import os
+from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from .losses import (RECON_TERMS, check_positive_number,
                                       fractional_decomposition, weight_health)
 from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
 from .train import (DataError, RunDirectoryError, on_rank0, default_device,
-                                     make_trainer)
+                                     make_trainer, run_directory)
 
 # %% ../nbs/09c_cli.ipynb #f98cc6b3
 def _source_args(p):
@@ -71,8 +72,20 @@ def _train_parser(p):
     p.add_argument('--no-progress', action='store_true',
                    help='hide progress bars and progress lines')
 
+# %% ../nbs/09c_cli.ipynb #3c06a736
+def _check_flags(a):
+    "Refuse flags that the command would ignore, before anything else is read."
+    if not a.out.strip(): raise ValueError("--out must name a folder, got ''")
+    if a.config and a.preset: raise ValueError("--config and --preset are exclusive: a config file "
+                                               "holds a whole run, a preset's settings included")
+    for flag, val in (('--tokenizer', a.tokenizer), ('--base-model', a.base_model)):
+        if val is not None and a.data is None:
+            raise ValueError(f"{flag} goes with --data (your own pairs); the synthetic task reads "
+                             "no model or tokenizer")
+
 # %% ../nbs/09c_cli.ipynb #fcfdfeb3
 def _config_from_args(a) -> RunConfig:
+    _check_flags(a)
     over = {}
     # --data: b from the pretrained base model
     base = 'pretrained' if a.data is not None and a.base is None else a.base
@@ -83,8 +96,17 @@ def _config_from_args(a) -> RunConfig:
                      ('data.tokenizer', a.tokenizer)):
         if val is not None: over = merge_overrides(over, parse_override(f'{key}={json.dumps(val)}'))
     for item in a.set: over = merge_overrides(over, parse_override(item))
-    if a.config: return from_dict(RunConfig, merge_overrides(asdict(load_config(a.config)), over))
-    return make_config(a.preset or ('text' if a.data else 'demo'), over)
+    if a.config and 'preset' in over:
+        raise ValueError("preset names the preset a run was made from: choose a preset with "
+                         "--preset, not --set preset=")
+    if a.config: cfg = from_dict(RunConfig, merge_overrides(asdict(load_config(a.config)), over))
+    else: cfg = make_config(a.preset or ('text' if a.data else 'demo'), over)
+    # compare runs every term, the example term among them
+    train = getattr(a, 'command', 'train') == 'train'
+    if train and a.eps is not None and cfg.objective.recon != 'example':
+        raise ValueError(f"--eps is the example-level term's (--recon example); the "
+                         f"{cfg.objective.recon!r} term does not read it")
+    return cfg
 
 # %% ../nbs/09c_cli.ipynb #8563880c
 def _device_from_args(a) -> torch.device:
@@ -92,6 +114,9 @@ def _device_from_args(a) -> torch.device:
     current one."""
     try: device = torch.device(a.device) if a.device else default_device()
     except RuntimeError as e: raise ValueError(f"--device {a.device!r}: {e}") from None
+    if device.type not in ('cpu', 'cuda', 'mps'):
+        raise ValueError(f"--device {a.device}: expected cpu, cuda[:N] or mps, a device that "
+                         "holds tensors")
     if device.type == 'cuda':
         if not torch.cuda.is_available():
             raise ValueError(f"--device {a.device}: CUDA is not available on this machine")
@@ -108,10 +133,10 @@ def _init_distributed(device: torch.device):
 def _share_base(src: Path, dest: Path):
     """The same seed trains the same base model: give `dest` the base checkpoint and caches of
     `src` instead of training it again."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in ('base.ckpt', 'base_train.iscache', 'base_eval.iscache'):
-        if (src / name).exists() and not (dest / name).exists():
-            atomic_write_bytes(dest / name, (src / name).read_bytes())
+    with run_directory(dest):
+        for name in ('base.ckpt', 'base_train.iscache', 'base_eval.iscache'):
+            if (src / name).exists() and not (dest / name).exists():
+                atomic_write_bytes(dest / name, (src / name).read_bytes())
 
 # %% ../nbs/09c_cli.ipynb #442a7c47
 def _markdown_table(rows: list) -> str:
@@ -123,8 +148,8 @@ def _markdown_table(rows: list) -> str:
 
 # %% ../nbs/09c_cli.ipynb #e3d1ec04
 def _report(run: Path):
-    if not (run / 'metrics.json').exists():
-        raise SystemExit(f"{run} holds no finished run (no metrics.json)")
+    for name in ('metrics.json', 'metrics.jsonl', 'config.json'):
+        if not (run / name).exists(): raise ValueError(f"{run} holds no finished run (no {name})")
     metrics, cfg = json.loads((run / 'metrics.json').read_text()), load_config(run / 'config.json')
     figs = write_figures(run)
     text = (f"# Run {run.name}\n\n```\n{summary_table(metrics, cfg)}\n```\n\n"
@@ -150,6 +175,12 @@ def _train(a, cfg: RunConfig, device: torch.device) -> dict:
 # %% ../nbs/09c_cli.ipynb #1a88e8a0
 def _compare(a, cfg: RunConfig, device: torch.device) -> list:
     "`compare`: every reconstruction term on every seed, each seed's base model trained once."
+    with ExitStack() as held:
+        # rank 0 holds the folder of runs, as `fit` holds each run's
+        on_rank0(lambda: held.enter_context(run_directory(a.out, kind='compare')))
+        return _compare_held(a, cfg, device)
+
+def _compare_held(a, cfg: RunConfig, device: torch.device) -> list:
     rows = []
     for recon in RECON_TERMS:
         for seed in a.seeds:
@@ -193,8 +224,9 @@ def main(argv: list=None, # the arguments after the program name; sys.argv's whe
     except (ValueError, TypeError) as e: p.error(str(e))
     _init_distributed(device)
     try: return (_train if a.command == 'train' else _compare)(a, cfg, device)
-    # raised on every rank alike: rank 0 says it
-    except (RunDirectoryError, DataError) as e:
+    # raised on every rank alike: rank 0 says it; a file the run cannot write (read-only, a full
+    # disk, a file where a folder should be) is named in one line too
+    except (RunDirectoryError, DataError, OSError) as e:
         if dist_info()[0] == 0: p.error(str(e))
         raise SystemExit(2) from None
     finally:

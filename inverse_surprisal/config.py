@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .continuous_cvae import ContinuousCVAEConfig
 from .files import atomic_write_bytes
-from .losses import check_choice, check_field_types
+from .losses import FLOAT32_MAX, check_choice, check_field_types
 from .nn import CVAEArchConfig
 from .objective import ObjectiveConfig
 from .shared_discrete_cvae import SharedDiscreteCVAEConfig, SplitConfig
@@ -124,6 +124,8 @@ class DataConfig:
     decoder_init: str='random'
     decoder_layers: int=-1 # 'base_model': -1 every parameter trains, k >= 0 the top k blocks only
     decoder_lr: float=1e-4 # 'base_model': the copy's learning rate (the rest train at `lr`)
+    # text spelling a special token ('[EOS]'): 'error' | 'split' (tokenised as plain text)
+    special_tokens: str='error'
 
     def __post_init__(self):
         check_field_types(self)
@@ -134,9 +136,15 @@ class DataConfig:
         if self.decoder_layers < -1 or not self.decoder_lr > 0:
             raise ValueError("decoder_layers must be an int >= -1 and decoder_lr > 0, got "
                              f"{self.decoder_layers!r} and {self.decoder_lr!r}")
+        check_choice('special_tokens', self.special_tokens, ('error', 'split'))
         if bool(self.path) != bool(self.base_model):
             raise ValueError("path and base_model go together: own data needs the pairs (path) and "
                              "the base model's folder (base_model)")
+        unused = [f.name for f in dataclasses.fields(self)
+                  if not self.path and getattr(self, f.name) != f.default]
+        if unused:
+            raise ValueError(f"{unused} are own-data settings: without data.path (the synthetic "
+                             "task) nothing reads them")
 
 # %% ../nbs/09_config.ipynb #a28a44df
 def check_run_numbers(cfg, # a RunConfig
@@ -147,8 +155,9 @@ def check_run_numbers(cfg, # a RunConfig
         raise ValueError("base='pretrained' goes with own data (data.path and "
                          "data.base_model); the synthetic task takes 'learned' or 'oracle'")
     check_choice('precision', cfg.precision, ('fp32', 'bf16'))
-    for names, lo in ((('n_train', 'n_eval', 'batch_size', 'steps', 'base_batch_size',
-                        'eval_every', 'log_every'), 1),
+    # n_eval: the held-out metrics (NMI, probes) need at least two examples
+    for names, lo in ((('n_train', 'batch_size', 'steps', 'base_batch_size',
+                        'eval_every', 'log_every'), 1), (('n_eval',), 2),
                       (('seed', 'base_steps', 'base_warmup_steps'), 0)):
         for name in names:
             if getattr(cfg, name) < lo:
@@ -156,6 +165,9 @@ def check_run_numbers(cfg, # a RunConfig
     for name in ('lr', 'base_lr'):
         if getattr(cfg, name) <= 0:
             raise ValueError(f"{name} must be > 0, got {getattr(cfg, name)!r}")
+        if getattr(cfg, name) > FLOAT32_MAX:
+            raise ValueError(f"{name} must be <= {FLOAT32_MAX:.3g} (float32), got "
+                             f"{getattr(cfg, name)!r}")
 
 # %% ../nbs/09_config.ipynb #2fd6d4f8
 def check_run_model(cfg, # a RunConfig
@@ -176,6 +188,9 @@ def check_run_model(cfg, # a RunConfig
         arch = model_config(cfg.model, **shape)
     except (ValueError, TypeError) as e: raise type(e)(f"model.{e}") from None
     if cfg.model.family == 'discrete': arch.check_objective(cfg.objective)
+    elif not cfg.data.path and cfg.n_eval < 4:
+        raise ValueError(f"n_eval must be an int >= 4 for the continuous family (its linear probes "
+                         f"fit on one half of the held-out set), got {cfg.n_eval}")
 
 # %% ../nbs/09_config.ipynb #0876b463
 @dataclass
@@ -285,6 +300,9 @@ def make_config(preset: str='demo', # a key of PRESETS
     "A preset's configuration, with `overrides` (nested dicts) applied."
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
+    if 'preset' in (overrides or {}):
+        raise ValueError("preset names the preset a run was made from: choose a preset with "
+                         "--preset (make_config's first argument), not as an override")
     merged = merge_overrides(merge_overrides(asdict(RunConfig()), PRESETS[preset]), overrides or {})
     merged['preset'] = preset
     return from_dict(RunConfig, merged)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor
 
-from .losses import (RECON_TERMS, check_field_types, check_positive_number,
+from .losses import (EPS_MAX, FLOAT32_MAX, RECON_TERMS, check_field_types, check_positive_number,
                                       distribution_relative_reconstruction_loss,
                                       example_inverse_surprisal_weighted_reconstruction_loss,
                                       token_surprisal_share_reconstruction_loss)
@@ -35,9 +35,10 @@ class ObjectiveConfig:
         check_field_types(self)
         if self.recon not in RECON_TERMS:
             raise ValueError(f"recon must be one of {RECON_TERMS}, got {self.recon!r}")
-        check_positive_number('eps', self.eps)
+        check_positive_number('eps', self.eps, most=EPS_MAX)
+        # the losses are float32: a weight it cannot hold would be inf there
         for name in ('beta', 'free_bits', 'aux_weight'):
-            check_positive_number(name, getattr(self, name), allow_zero=True)
+            check_positive_number(name, getattr(self, name), allow_zero=True, most=FLOAT32_MAX)
         for name in ('hold_steps', 'warmup_steps', 'cycle_steps'):
             v = getattr(self, name)
             if v < 0: raise ValueError(f"{name} must be an int >= 0, got {v!r}")

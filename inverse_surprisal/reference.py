@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['BaseSurprisal', 'y_mask_from_labels', 'vocabulary_size', 'outside_vocabulary', 'forward_params', 'eval_mode',
-           'score_checked', 'score_batch', 'BigramLM', 'model_fingerprint', 'FrozenBaseModel']
+           'score_checked', 'score_batch', 'BigramLM', 'check_causal', 'model_fingerprint', 'FrozenBaseModel']
 
 # %% ../nbs/02_reference.ipynb #853688ae
 import hashlib
@@ -265,6 +265,29 @@ class BigramLM(nn.Module):
                ) -> Tensor: # (bs,T,V) logits
         "The logits at t: the table row of the token at t."
         return self.drop(self.table(input_ids))
+
+# %% ../nbs/02_reference.ipynb #1eb057dc
+def check_causal(model: nn.Module, # returns logits (bs,T,V) or an output with `.logits`
+                 input_ids: Tensor, # (T,) or (1,T), T >= 2: one example's token ids
+                 rtol: float=1e-4, # allowed change, relative to the largest |logit|
+                ) -> None:
+    "Raise unless changing token t leaves the logits at positions < t unchanged, for every t."
+    ids = input_ids.reshape(1, -1) if input_ids.ndim == 1 else input_ids
+    if ids.ndim != 2 or ids.shape[0] != 1 or ids.shape[1] < 2:
+        raise ValueError(f"input_ids must be one example of >= 2 tokens, got shape "
+                         f"{tuple(input_ids.shape)}")
+    T, V = ids.shape[1], vocabulary_size(model) or max(2, int(ids.max()) + 1)
+    changed, t = ids.repeat(T, 1), torch.arange(T)
+    changed[t, t] = (ids[0] + 1) % V                       # row t: token t replaced
+    with eval_mode(model), torch.no_grad():
+        logits = _logits_of(model(torch.cat([ids, changed])), (T + 1, T)).float()
+    moved = (logits[1:] - logits[:1]).abs().amax(-1)        # (changed token t, position s)
+    leak = moved.masked_fill(t[None] >= t[:, None], 0)      # only positions s < t count
+    if leak.max() > rtol * max(1.0, logits.abs().max().item()):
+        tt, s = divmod(int(leak.argmax()), T)
+        raise ValueError(f"the model is not causal: changing token {tt} changes the logits at "
+                         f"position {s} by {leak.max().item():.3g} (a bidirectional model, or "
+                         "one built without is_decoder, cannot give b)")
 
 # %% ../nbs/02_reference.ipynb #370c58a8
 def model_fingerprint(model: nn.Module, # any module; `.config.to_dict()` is hashed too when present
