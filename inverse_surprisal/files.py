@@ -30,7 +30,7 @@ def atomic_open(path, # the file to write; its folder is created
     except BaseException as e:
         if os.path.exists(tmp): os.unlink(tmp)
         # a failed write (a full disk) names no file: name the one it was writing
-        if isinstance(e, OSError) and e.filename is None:
+        if isinstance(e, OSError) and e.filename is None and e.errno is not None:
             raise OSError(e.errno, e.strerror, str(path)) from None
         raise
 

@@ -604,6 +604,8 @@ def fit(self: Trainer,
         resume: bool=False, # continue from the last checkpoint in the run directory
        ) -> dict:
     "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
+    # before the folder is taken (and so created): --resume needs a run there
+    if resume: _check_resumable(self.cfg, self.out)
     torch.set_flush_denormal(self.cfg.flush_denormal)
     try:
         with ExitStack() as held:
