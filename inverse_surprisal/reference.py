@@ -279,8 +279,13 @@ def check_causal(model: nn.Module, # returns logits (bs,T,V) or an output with `
     T, V = ids.shape[1], vocabulary_size(model) or max(2, int(ids.max()) + 1)
     changed, t = ids.repeat(T, 1), torch.arange(T)
     changed[t, t] = (ids[0] + 1) % V                       # row t: token t replaced
+    batch = torch.cat([ids, changed])
+    # the keywords scoring passes: a mask of real tokens (where the forward takes one), no cache
+    params = forward_params(model)
+    kw = _model_kwargs(params, (0, T), T,
+                       torch.ones_like(batch) if 'attention_mask' in params else None)
     with eval_mode(model), torch.no_grad():
-        logits = _logits_of(model(torch.cat([ids, changed])), (T + 1, T)).float()
+        logits = _logits_of(model(batch, **kw), (T + 1, T)).float()
     moved = (logits[1:] - logits[:1]).abs().amax(-1)        # (changed token t, position s)
     leak = moved.masked_fill(t[None] >= t[:, None], 0)      # only positions s < t count
     if leak.max() > rtol * max(1.0, logits.abs().max().item()):

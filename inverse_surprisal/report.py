@@ -28,7 +28,7 @@ BASE_ROWS = (
      'l0 = -log p(y|x), the CVAE\'s decoder with z from the prior (own data)'),
     ('decoder_vs_base', 'nats', 'b - l0: what the decoder learned without z, against the base'),
     ('code_contribution', 'nats', 'l0 - l: what the code adds to its decoder (<= KL, exact)'),
-    ('fractional_gain', 'ratio', 
+    ('fractional_gain', 'ratio',
      '(b - l) / b: the CVAE\'s saving as a share of b (decoder and code together)'),
     ('weight_ess_fraction', '0-1',
      'effective sample size of the example weights, over n (1: all equal)'),

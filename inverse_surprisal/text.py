@@ -126,7 +126,7 @@ def max_positions(model, # a Hugging Face model (or any object with a `config`)
 # %% ../nbs/03a_text.ipynb #c2f3553b
 def _causal_architectures(transformers) -> set:
     "The class names of every causal LM that `AutoModelForCausalLM` builds."
-    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES as names
+    names = transformers.models.auto.modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
     return {n for v in names.values() for n in ((v,) if isinstance(v, str) else v)}
 
 def _check_architectures(path, config, transformers):
@@ -159,7 +159,8 @@ def load_causal_lm(path, # a folder written by an `AutoModelForCausalLM`'s `save
     probe = torch.randint(0, vocabulary_size(model), (min(16, max_positions(model) or 16),),
                           generator=torch.Generator().manual_seed(0))
     try: check_causal(model, probe)
-    except ValueError as e: raise ValueError(f"base model folder {path}: not a causal LM: {e}") from None
+    except ValueError as e:
+        raise ValueError(f"base model folder {path}: not a causal LM: {e}") from None
     return model.eval()
 
 # %% ../nbs/03a_text.ipynb #f5cbc656

@@ -446,7 +446,9 @@ def _foreign(out: Path, kind: str):
         raise RunDirectoryError(f"--out {out} holds files that are not a run of this package "
                                 f"({', '.join(names[:4])}{', ...' * (len(names) > 4)}): not a run "
                                 "directory; choose a new or empty folder")
-    found = json.loads((out / RUN_MARKER).read_text()).get('kind') if names else kind
+    try: found = json.loads((out / RUN_MARKER).read_text())['kind'] if names else kind
+    except (ValueError, KeyError, TypeError):
+        raise RunDirectoryError(f"--out {out}: its {RUN_MARKER} is damaged") from None
     if found != kind:
         raise RunDirectoryError(f"--out {out} holds a {found}, not a {kind}")
 
@@ -517,12 +519,10 @@ def _truncate_log(path: Path, step: int):
 # %% ../nbs/09a_train.ipynb #18a2fe2b
 @patch
 def _prepare_run_dir(self: Trainer, resume: bool):
-    """Refuse a run directory that does not fit the command, then start the run's files (rank 0)
-    or, on resume without a CVAE checkpoint, cut the log back to the base phase."""
+    """In the folder `fit` holds (and, on resume, has checked against the settings): refuse a
+    second run, then start the run's files (rank 0), or check the inputs on resume and, without a
+    CVAE checkpoint, cut the log back to the base phase."""
     out, log = self.out, self.out / 'metrics.jsonl'
-    if out.exists() and not out.is_dir():
-        raise RunDirectoryError(f"--out {out} is a file, not a run directory")
-    if resume: _check_resumable(self.cfg, out)    # on every rank, so that every rank stops alike
     def prepare():
         out.mkdir(parents=True, exist_ok=True)
         # a writer killed between its temp file and the rename
@@ -604,7 +604,7 @@ def fit(self: Trainer,
         resume: bool=False, # continue from the last checkpoint in the run directory
        ) -> dict:
     "Run the whole pipeline; with `resume`, continue from the last checkpoint in the run directory."
-    # before the folder is taken (and so created): --resume needs a run there
+    # on every rank, before the folder is taken (and so created): --resume needs the same run there
     if resume: _check_resumable(self.cfg, self.out)
     torch.set_flush_denormal(self.cfg.flush_denormal)
     try:
