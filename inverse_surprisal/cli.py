@@ -28,7 +28,7 @@ from .losses import (RECON_TERMS, check_positive_number,
                                       fractional_decomposition, weight_health)
 from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
 from .train import (DataError, RunDirectoryError, on_rank0, default_device,
-                                     make_trainer, run_directory)
+                                     make_trainer, run_directory, share_base)
 
 # %% ../nbs/09c_cli.ipynb #f98cc6b3
 def _source_args(p):
@@ -129,15 +129,6 @@ def _init_distributed(device: torch.device):
     if 'RANK' in os.environ and 'WORLD_SIZE' in os.environ and not dist.is_initialized():
         dist.init_process_group('nccl' if device.type == 'cuda' else 'gloo')
 
-# %% ../nbs/09c_cli.ipynb #88398946
-def _share_base(src: Path, dest: Path):
-    """The same seed trains the same base model: give `dest` the base checkpoint and caches of
-    `src` instead of training it again."""
-    with run_directory(dest):
-        for name in ('base.ckpt', 'base_train.iscache', 'base_eval.iscache'):
-            if (src / name).exists() and not (dest / name).exists():
-                atomic_write_bytes(dest / name, (src / name).read_bytes())
-
 # %% ../nbs/09c_cli.ipynb #442a7c47
 def _markdown_table(rows: list) -> str:
     fmt = lambda v: 'n/a' if v is None else f'{v:.3f}' if isinstance(v, float) else str(v)
@@ -189,7 +180,7 @@ def _compare_held(a, cfg: RunConfig, device: torch.device) -> list:
                                           dict(seed=seed, objective=dict(recon=recon))))
             out = Path(a.out) / f'{recon}-seed{seed}'
             if recon != 'plain':
-                on_rank0(lambda: _share_base(Path(a.out) / f'plain-seed{seed}', out))
+                on_rank0(lambda: share_base(Path(a.out) / f'plain-seed{seed}', out))
             m = make_trainer(c, out, progress=not a.no_progress, device=device).fit(resume=a.resume)
             keys = OWN_DATA_KEYS if cfg.data.path else SUMMARY_KEYS
             rows.append(dict(recon=recon, seed=seed, **{k: m.get(k) for k in keys}))

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['FAMILIES', 'DISCOVERY', 'PRESETS', 'TaskConfig', 'check_model_choices', 'ModelConfig', 'task_shape', 'model_config',
            'DataConfig', 'check_run_numbers', 'check_run_model', 'RunConfig', 'from_dict', 'merge_overrides',
-           'make_config', 'parse_override', 'save_config', 'load_config']
+           'make_config', 'parse_override', 'save_config', 'load_config', 'config_diff']
 
 # %% ../nbs/09_config.ipynb #1318fa56
 import dataclasses
@@ -338,3 +338,16 @@ def load_config(path, # a JSON file written by `save_config`
         raise ValueError(f"config file {path}: not a JSON config ({e})") from None
     try: return from_dict(RunConfig, d)
     except (ValueError, TypeError) as e: raise ValueError(f"config file {path}: {e}") from None
+
+# %% ../nbs/09_config.ipynb #4f2d77a1
+def config_diff(before: RunConfig, # one configuration
+                now: RunConfig, # another
+               ) -> list: # 'key.path: old -> new' for each field that differs, sorted
+    "The fields in which two configurations differ, by their dotted paths."
+    flat = lambda d, pre='': {k: v for key, val in d.items()
+                              for k, v in (flat(val, f'{pre}{key}.') if isinstance(val, dict)
+                                           else {f'{pre}{key}': val}).items()}
+    # through JSON, as the files hold them: a tuple and its list are one value
+    a, b = (flat(json.loads(json.dumps(asdict(c)))) for c in (before, now))
+    return [f"{k}: {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(a.keys() | b.keys())
+            if a.get(k) != b.get(k)]

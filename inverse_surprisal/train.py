@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['RUN_MARKER', 'LOCK_FILE', 'INPUTS_FILE', 'build_model', 'build_base', 'save_checkpoint', 'load_checkpoint',
            'default_device', 'on_rank0', 'LogLines', 'Trainer', 'base_optimizer', 'RunDirectoryError', 'DataError',
-           'run_directory', 'init_decoder_from_base', 'TextTrainer', 'make_trainer']
+           'run_directory', 'share_base', 'init_decoder_from_base', 'TextTrainer', 'make_trainer']
 
 # %% ../nbs/09a_train.ipynb #1b96bdc9
 import dataclasses
@@ -32,7 +32,8 @@ from tqdm.auto import tqdm
 
 # %% ../nbs/09a_train.ipynb #789c9661
 from .cache import WithBaseSurprisal, dist_info, build_cache
-from .config import RunConfig, load_config, model_config, save_config, task_shape
+from .config import (RunConfig, config_diff, load_config, model_config,
+                                      save_config, task_shape)
 from .continuous_cvae import ContinuousCVAE
 from .files import atomic_write_bytes, file_digest
 from .hf_decoder import PretrainedDecoder
@@ -41,6 +42,7 @@ from .metrics import (base_gap_per_token, classes_with_own_code, mig,
                                        linear_probe_accuracy, normalized_mutual_information,
                                        own_data_summary)
 from .nn import CausalTransformer
+from .objective import matched_objective
 from .reference import FrozenBaseModel, eval_mode, vocabulary_size
 from .shared_discrete_cvae import SharedDiscreteCVAE, split_dead_code
 from .synthetic import SyntheticDataset, SyntheticTask
@@ -418,16 +420,10 @@ def _check_resumable(cfg: RunConfig, out: Path):
     if not (out / 'config.json').exists():
         raise RunDirectoryError(f"--resume: {out} holds no run to continue (no config.json); leave "
                                 "out --resume to start one")
-    flat = lambda d, pre='': {k: v for key, val in d.items()
-                              for k, v in (flat(val, f'{pre}{key}.') if isinstance(val, dict)
-                                           else {f'{pre}{key}': val}).items()}
     # fields added since: their defaults
     try: started = load_config(out / 'config.json')
     except ValueError as e: raise RunDirectoryError(f"--resume: {e}") from None
-    before = flat(json.loads(json.dumps(asdict(started))))
-    now = flat(json.loads(json.dumps(asdict(cfg))))
-    diff = [f"{k}: {before.get(k)!r} -> {now.get(k)!r}" for k in sorted(before.keys() | now.keys())
-            if before.get(k) != now.get(k)]
+    diff = config_diff(started, cfg)
     if diff:
         raise RunDirectoryError(f"--resume: the settings differ from those the run in {out} "
                                 f"started with ({'; '.join(diff)}); "
@@ -455,7 +451,8 @@ def _foreign(out: Path, kind: str):
 # %% ../nbs/09a_train.ipynb #402eaccc
 @contextmanager
 def run_directory(out, # the folder: missing, empty, or one this package made
-                  kind: str='run', # 'run' (one trainer's) | 'compare' (a folder of runs)
+                  # 'run' (one trainer's) | 'compare' or 'grid' (a folder of runs)
+                  kind: str='run',
                  ):
     """Hold `out` for this process (an exclusive lock the kernel drops when the process ends, even
     killed) and mark it as ours; a folder in use, or holding someone else's files, is refused."""
@@ -475,6 +472,17 @@ def run_directory(out, # the folder: missing, empty, or one this package made
             atomic_write_bytes(out / RUN_MARKER, json.dumps(dict(kind=kind)).encode() + b'\n')
         yield out
     finally: os.close(fd)                         # releases the lock
+
+# %% ../nbs/09a_train.ipynb #88398946
+def share_base(src: Path, # a run directory whose base model has trained
+               dest: Path, # another run on the same seed and base settings
+              ):
+    """The same seed trains the same base model: give `dest` the base checkpoint and caches of
+    `src` instead of training it again."""
+    with run_directory(dest):
+        for name in ('base.ckpt', 'base_train.iscache', 'base_eval.iscache'):
+            if (src / name).exists() and not (dest / name).exists():
+                atomic_write_bytes(dest / name, (src / name).read_bytes())
 
 # %% ../nbs/09a_train.ipynb #827e9d6c
 INPUTS_FILE = 'inputs.json' # what an own-data run read: content digests by name
@@ -545,12 +553,17 @@ def _prepare_run_dir(self: Trainer, resume: bool):
 
 # %% ../nbs/09a_train.ipynb #31d3871b
 @patch
-def _start_cvae(self: Trainer, resume: bool) -> tuple:
+def _start_cvae(self: Trainer, resume: bool,
+                # `base_surprisals`: its training b resolves a matched objective (which needs it)
+                b: dict=None) -> tuple:
     """(model, optimiser, batch generator, first step, evaluations so far, wall seconds spent):
     fresh from the seed, or as the CVAE checkpoint left them."""
     cfg, path = self.cfg, self.out / 'cvae.ckpt'
     torch.manual_seed(cfg.seed)
     model = self._new_model().to(self.device)
+    # objective.matched: beta and aux_weight times E_D[w] over the training set
+    if b is not None:
+        model.objective = matched_objective(cfg.objective, b['train'][0], b['base_mean'])
     gen = torch.Generator().manual_seed(cfg.seed + 2)
     opt = self._optimizer(model)
     if not (resume and path.exists()): return model, opt, gen, 0, [], 0.0
@@ -619,7 +632,7 @@ def _fit(self: Trainer, resume: bool) -> dict:
     cfg, t0 = self.cfg, time.perf_counter()
     self._prepare_run_dir(resume)
     b = self.base_surprisals()
-    model, opt, gen, start, evals, spent = self._start_cvae(resume)
+    model, opt, gen, start, evals, spent = self._start_cvae(resume, b)
     t0 -= spent
     ddp, data = _wrap(model, self.device), self._tensors(self.train_set, b['train'])
     with self._bar(cfg.steps, f'{cfg.model.family} CVAE ({cfg.objective.recon})') as bar:
@@ -652,6 +665,25 @@ def _split(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer,
                 if torch.is_tensor(opt.state[p][k]) and opt.state[p][k].ndim:
                     dist.broadcast(opt.state[p][k], 0)
     if event: self._log(dict(phase='split', step=step, **event))
+
+# %% ../nbs/09a_train.ipynb #9207a7ee
+@patch
+def per_example(self: Trainer) -> dict:
+    """The trained CVAE's held-out figures example by example, (n,) each: b the run used, the exact
+    b*, l, KL, the weight, the oracle information, the true class and (discrete) the most probable
+    code; after `fit` (or `fit(resume=True)`)."""
+    if getattr(self, 'model', None) is None:
+        raise ValueError("per_example needs a trained CVAE: call fit() (or fit(resume=True)) first")
+    b, ds, task = self.b, self.eval_set, self.task
+    out = self._eval_outputs(self.model, b['eval'], b['base_mean'], self.cfg.steps)
+    f = ds.batch.factors
+    res = dict(base_surprisal=b['eval'][0], oracle_base_surprisal=ds.oracle_base_surprisal,
+               recon_nll=out.recon_nll, kl=out.kl, weights=out.weights,
+               information=task.information(ds.batch.x, ds.batch.y),
+               true_class=f[:, 0] * task.n_rotations + f[:, 1])
+    if self.cfg.model.family == 'discrete':
+        res['code'] = self.model.joint_class([lq.argmax(1) for lq in out.extras['log_q']])
+    return res
 
 # %% ../nbs/09a_train.ipynb #e7b0a002
 def init_decoder_from_base(decoder: CausalTransformer, # the CVAE's decoder

@@ -1,0 +1,73 @@
+"""The grid runner in new processes: a killed grid continues without redoing finished runs, an interrupted run
+resumes exactly, two processes give the numbers one gives, and an interrupted run with other settings is refused."""
+import json, os, signal, subprocess, sys, time
+from pathlib import Path
+
+import pytest
+
+from inverse_surprisal.grid import GRID_PRESET, QUICK, GridRun, run_grid
+from inverse_surprisal.train import RunDirectoryError
+
+RUNS = [GridRun('discrete', 'plain'), GridRun('discrete', 'example', 1.0), GridRun('continuous', 'plain')]
+SCRIPT = ("import sys; from inverse_surprisal.grid import *; "
+          f"run_grid(sys.argv[1], {RUNS!r}, GRID_PRESET, QUICK, int(sys.argv[2]))")
+
+def start(out, jobs):
+    "The grid in a new process, in a process group of its own (a kill takes its workers too)."
+    return subprocess.Popen([sys.executable, '-c', SCRIPT, str(out), str(jobs)], start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+def finish(p):
+    out, _ = p.communicate(timeout=600)
+    assert p.returncode == 0, out[-3000:]
+    return out
+
+def wait_for(path, p, timeout=300):
+    t = time.time()
+    while not path.exists():
+        assert p.poll() is None, p.stdout.read()[-3000:]
+        assert time.time() - t < timeout, f'{path} never appeared'
+        time.sleep(0.02)
+
+def results(out):
+    "Each run's per-example table (bytes) and summary without its wall time."
+    res = out / 'results'
+    return {r.name: ((res / f'{r.name}.csv').read_bytes(),
+                     {k: v for k, v in json.loads((res / f'{r.name}.json').read_text())['summary'].items()
+                      if k != 'wall_seconds'}) for r in RUNS}
+
+@pytest.fixture(scope='module')
+def killed_and_continued(tmp_path_factory):
+    "A grid killed inside its second run (after a checkpoint), then started again."
+    out = tmp_path_factory.mktemp('grid') / 'g'
+    p = start(out, 1)
+    first = out / 'results' / f'{RUNS[0].name}.json'
+    wait_for(first, p)
+    finished = {f.name: f.read_bytes() for f in (out / 'results').iterdir()}
+    wait_for(out / 'runs' / RUNS[1].name / 'cvae.ckpt', p)
+    os.killpg(p.pid, signal.SIGKILL); p.wait()
+    assert not (out / 'results' / f'{RUNS[1].name}.json').exists()   # killed inside the second run
+    log = finish(start(out, 1))
+    return out, finished, log
+
+def test_killed_grid_skips_finished_runs(killed_and_continued):
+    out, finished, log = killed_and_continued
+    assert '1 of 3 runs finished' in log
+    assert RUNS[0].name not in log and RUNS[1].name in log          # trained again: only the others
+    assert {n: (out / 'results' / n).read_bytes() for n in finished} == finished
+    assert all((out / 'results' / f'{r.name}.json').exists() for r in RUNS)
+
+def test_resumed_and_two_process_grid_match_an_uninterrupted_one(killed_and_continued, tmp_path):
+    out = killed_and_continued[0]
+    ref = tmp_path / 'ref'
+    finish(start(ref, 2))
+    assert results(ref) == results(out)
+
+def test_interrupted_run_with_other_settings_is_refused(tmp_path):
+    out = tmp_path / 'g'
+    p = start(out, 1)
+    wait_for(out / 'runs' / RUNS[0].name / 'cvae.ckpt', p)
+    os.killpg(p.pid, signal.SIGKILL); p.wait()
+    n = QUICK['steps']
+    with pytest.raises(RunDirectoryError, match=rf'settings differ .* \(steps: {n} -> {n + 1}\)'):
+        run_grid(out, RUNS[:1], GRID_PRESET, dict(QUICK, steps=n + 1))
