@@ -14,6 +14,7 @@ from torch import Tensor
 
 from .losses import (EPS_MAX, FLOAT32_MAX, RECON_TERMS, check_field_types, check_positive_number,
                                       distribution_relative_reconstruction_loss,
+                                      example_inverse_surprisal_weights,
                                       example_inverse_surprisal_weighted_reconstruction_loss,
                                       token_surprisal_share_reconstruction_loss)
 
@@ -112,7 +113,7 @@ def matched_objective(cfg: ObjectiveConfig, # the objective; `matched` says whet
     m = b.mean().item() if base_mean is None else check_positive_number('base_mean', base_mean)
     # the token term's weights have mean 1 over each example's y tokens: its example weight is 1
     scale = dict(plain=1.0, token=1.0, distribution=1 / m,
-                 example=(1 / (b + cfg.eps)).mean().item())[cfg.recon]
+                 example=example_inverse_surprisal_weights(b, cfg.eps).mean().item())[cfg.recon]
     return replace(cfg, matched=False, beta=cfg.beta * scale, aux_weight=cfg.aux_weight * scale)
 
 # %% ../nbs/06_objective.ipynb #d4e613d0
