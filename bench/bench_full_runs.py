@@ -1,12 +1,8 @@
 """Figures of the runs in the full preset's budget (30 minutes on 2 cores each), read from their run directories when
 they exist (they take longer than `make bench` may):
-- the discrete family, `inverse-surprisal train --preset full --out runs/full`: seconds to 90% of the oracle information,
-  the best fraction, the final figures, and the base model's training loss over its last 500-step windows (is it still
-  falling?);
-- the continuous family, `inverse-surprisal train --preset full --family continuous --set steps=20000
-  --set eval_every=2000 --out runs/full-continuous`: the same, with the fraction, the KL and the linear probe of the
-  joint class at each evaluation (where it stops).
-Prints one JSON object."""
+the discrete family, `inverse-surprisal train --preset full --out runs/full`: seconds to 90% of the oracle information,
+the best fraction, the final figures, and the base model's training loss over its last 500-step windows (is it still
+falling?). The continuous family's full runs are bench_continuous.py's. Prints one JSON object."""
 import argparse, json, statistics
 from pathlib import Path
 
@@ -30,7 +26,7 @@ def main():
     p.add_argument('--device', default='cpu', help='taken as bench/run.py passes it to every script; the runs are read, not made')
     p.parse_args()
     res = {}
-    for name, prefix, frac in (('full', 'full', 0.9), ('full-continuous', 'full_continuous', 0.8)):
+    for name, prefix, frac in (('full', 'full', 0.9),):
         run = ROOT / 'runs' / name
         if not (run / 'metrics.json').exists():
             res[f'{prefix}_best_fraction'], res[f'{prefix}_note'] = None, f'no runs/{name}: see bench/bench_full_runs.py'

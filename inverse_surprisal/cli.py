@@ -38,7 +38,10 @@ def _source_args(p):
                         '2 minutes), full (the 12-class default task, about 30 minutes), probe '
                         '(discovery of the 12 classes with the exact b*, about 2 minutes), text '
                         '(your own --data; the default with --data), tiny (seconds, for '
-                        'tests); default: demo')
+                        'tests); default: demo. With --family continuous, the continuous '
+                        "CVAE's settings of each preset: probe about 3 minutes, 0.87 of the "
+                        'oracle information (median of seeds 0-2, worst 0.85); full about 14 '
+                        'minutes, 0.98 (worst 0.97); demo about 2 minutes, 0.55 (worst 0.54)')
     p.add_argument('--config', help='a config.json to start from instead of a preset')
     p.add_argument('--data',
                    help='your own (x, y) pairs: a .jsonl file ({"x": ..., "y": ...} per line) or a '

@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['information_gain', 'base_gap_per_token', 'joint_table', 'mutual_information', 'normalized_mutual_information',
            'hungarian', 'linear_assignment', 'matched_accuracy', 'mig', 'classes_with_own_code',
-           'linear_probe_accuracy', 'CodeUsage', 'code_usage', 'categorical_kl', 'decoder_uses_z', 'by_difficulty',
-           'own_data_summary']
+           'linear_probe_accuracy', 'active_units', 'latent_mutual_information', 'CodeUsage', 'code_usage',
+           'categorical_kl', 'decoder_uses_z', 'by_difficulty', 'own_data_summary']
 
 # %% ../nbs/04_metrics.ipynb #60c417ab
 import math
@@ -186,6 +186,31 @@ def linear_probe_accuracy(z_train: Tensor, # (n, D) latents of the fitting split
         loss.backward(); return loss
     with torch.enable_grad(): opt.step(closure)
     with torch.no_grad(): return (lin(xte).argmax(1) == f_test.long()).double().mean().item()
+
+# %% ../nbs/04_metrics.ipynb #dfe23086
+def active_units(mu: Tensor, # (n, D) posterior means on a held-out set
+                 threshold: float=0.01, # active: the mean varies across examples more than this
+                ) -> int: # dimensions
+    "Dimensions whose posterior mean varies across examples (Burda et al. 2016)."
+    check_tensor('mu', mu, ndim=2)
+    return int((mu.double().var(0, unbiased=False) > threshold).sum())
+
+# %% ../nbs/04_metrics.ipynb #99a89351
+def latent_mutual_information(mu: Tensor, # (n, D) posterior means
+                              logvar: Tensor, # (n, D) posterior log-variances
+                              generator: torch.Generator=None, # for the one draw per example
+                             ) -> float: # nats, in [0, log n]
+    "I_q(z; x,y): one draw z_i ~ q(z|x_i,y_i) per example against the aggregate posterior."
+    check_tensor('mu', mu, ndim=2)
+    if not isinstance(logvar, Tensor) or logvar.shape != mu.shape:
+        raise ValueError(f"logvar must be a tensor of mu's shape {tuple(mu.shape)}")
+    mu, logvar = mu.double(), logvar.double()
+    z = mu + (0.5 * logvar).exp() * torch.randn(mu.shape, generator=generator, dtype=mu.dtype)
+    prec = (-logvar).exp()
+    # (n, n): sum_d (z_id - mu_jd)^2 / var_jd
+    quad = (z ** 2) @ prec.T - 2 * z @ (mu * prec).T + (mu ** 2 * prec).sum(1)
+    log_q = -0.5 * (quad + logvar.sum(1) + mu.shape[1] * math.log(2 * math.pi))
+    return (log_q.diagonal() - torch.logsumexp(log_q, 1) + math.log(len(mu))).mean().item()
 
 # %% ../nbs/04_metrics.ipynb #404d284a
 class CodeUsage(NamedTuple):

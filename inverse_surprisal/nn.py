@@ -172,6 +172,8 @@ class CVAEArchConfig:
     n_relations: int=4 # relations of the alignment encoder and head
     # the alignment head reads a noise floor from the context (see `AlignmentHead`)
     head_context_gate: bool=False
+    # the alignment head's token maps move with z (see `AlignmentHead`)
+    head_latent_maps: bool=False
 
     def check_variable_length(self): # padded text pairs need blocks that read any y region
         """Raise if a block needs the synthetic task's fixed y region (the alignment encoder or
@@ -198,8 +200,9 @@ def _check_ints(self: CVAEArchConfig,
                          f"and {self.n_heads}")
     check_choice('posterior_encoder', self.posterior_encoder, ('alignment', 'transformer'))
     check_choice('aux_head', self.aux_head, ('alignment', 'bow'))
-    if self.head_context_gate and self.aux_head != 'alignment':
-        raise ValueError("head_context_gate needs aux_head='alignment'")
+    for name in ('head_context_gate', 'head_latent_maps'):
+        if getattr(self, name) and self.aux_head != 'alignment':
+            raise ValueError(f"{name} needs aux_head='alignment'")
     if 'alignment' in (self.posterior_encoder, self.aux_head):
         _check_y_len(self.y_len, self.seq_len)
 
@@ -378,6 +381,9 @@ class AlignmentHead(nn.Module):
                  n_classes: int=0,
                  # a noise floor p(y_t) = (1-g(x)) p_align + g(x)/V read from the context tokens
                  context_gate: bool=False,
+                 # token-map offsets linear in z itself, zero at the start: the continuous latent's
+                 # counterpart of per-class maps
+                 latent_maps: bool=False,
                 ):
         super().__init__()
         self.y_len, self.n_ctx, self.vocab_size = y_len, _check_y_len(y_len, seq_len), vocab_size
@@ -388,6 +394,13 @@ class AlignmentHead(nn.Module):
         self.class_maps = (nn.Parameter(torch.zeros(n_classes, n_relations, vocab_size, vocab_size))
                            if n_classes
                            else None)
+        if n_classes and latent_maps:
+            raise ValueError("n_classes and latent_maps are exclusive: the maps' offsets come from "
+                             "the class or from z")
+        # (K*V*V, in_dim), zero: the head starts with the shared maps
+        self.latent_maps = (nn.Linear(in_dim, n_relations * vocab_size ** 2, bias=False)
+                            if latent_maps else None)
+        if latent_maps: nn.init.zeros_(self.latent_maps.weight)
         self.gate = nn.Linear(vocab_size, 1) if context_gate else None
         # starts at g = 0.05
         if context_gate: nn.init.zeros_(self.gate.weight); nn.init.constant_(self.gate.bias, -3.0)
@@ -433,6 +446,8 @@ def forward(self: AlignmentHead,
     """$-\\sum_t \\log \\sum_{k,i} A_z(t)_{k,i} M_k[x_i, y_t]$, with the noise floor when the
     head has a context gate."""
     N, (x, y) = len(input_ids), _context_and_y(input_ids, self.n_ctx, self.y_len)
+    if self.latent_maps is not None and offsets is None:
+        offsets = self.latent_maps(z).view(N, *self.relations.shape)
     if not bool(y_mask[:, self.n_ctx:].all()) or bool(y_mask[:, :self.n_ctx].any()):
         raise ValueError(f"y_mask must mark exactly the last y_len={self.y_len} tokens")
     # (N,t,K*i)
@@ -459,4 +474,4 @@ def make_aux_head(self: CVAEArchConfig,
         return BagOfWordsHead(in_dim, self.vocab_size)
     return AlignmentHead(in_dim, self.vocab_size, self.seq_len, self.y_len, self.n_relations,
                          n_classes=n_classes,
-                         context_gate=self.head_context_gate)
+                         context_gate=self.head_context_gate, latent_maps=self.head_latent_maps)

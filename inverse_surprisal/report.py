@@ -65,7 +65,17 @@ CODE_ROWS = (
     ('mig', '0-1', 'mutual information gap: each factor in one code'),
     ('probe_transform', '0-1', 'linear probe accuracy of the transform from z (continuous family)'),
     ('probe_rotation', '0-1', 'linear probe accuracy of the rotation from z (continuous family)'),
-    ('probe_joint', '0-1', 'linear probe accuracy of the class from z (continuous family)'))
+    ('probe_joint', '0-1', 'linear probe accuracy of the class from z (continuous family)'),
+    ('oracle_map_accuracy', '0-1',
+     "accuracy of the exact posterior's most probable class: the best a probe can reach"),
+    ('active_units', 'dimensions',
+     'dimensions of z whose posterior mean varies across examples (continuous family)'),
+    ('latent_mutual_information', 'nats',
+     'I_q(z; x,y) on the held-out set, one draw per example (continuous family)'),
+    ('codes_used', 'codes',
+     'joint codes holding >= 1% of the held-out posterior (discrete family)'),
+    ('code_perplexity', 'codes',
+     'exp of the entropy of the held-out aggregate posterior (discrete family)'))
 RUN_ROWS = (
     ('n_train', 'pairs', 'training pairs (own data)'),
     ('n_heldout', 'pairs', 'held-out pairs these figures are measured on'),

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['RUN_MARKER', 'LOCK_FILE', 'INPUTS_FILE', 'build_model', 'build_base', 'save_checkpoint', 'load_checkpoint',
            'default_device', 'on_rank0', 'LogLines', 'Trainer', 'base_optimizer', 'RunDirectoryError', 'DataError',
-           'run_directory', 'share_base', 'init_decoder_from_base', 'TextTrainer', 'make_trainer']
+           'run_directory', 'share_base', 'evaluation_line', 'init_decoder_from_base', 'TextTrainer', 'make_trainer']
 
 # %% ../nbs/09a_train.ipynb #1b96bdc9
 import dataclasses
@@ -38,7 +38,8 @@ from .continuous_cvae import ContinuousCVAE
 from .files import atomic_write_bytes, file_digest
 from .hf_decoder import PretrainedDecoder
 from .losses import y_region_nll
-from .metrics import (base_gap_per_token, classes_with_own_code, mig,
+from .metrics import (active_units, base_gap_per_token, classes_with_own_code,
+                                       code_usage, latent_mutual_information, mig,
                                        linear_probe_accuracy, normalized_mutual_information,
                                        own_data_summary)
 from .nn import CausalTransformer
@@ -356,7 +357,8 @@ def _code_metrics(self: Trainer, model: nn.Module, out, # the held-out outputs
                   joint_f: torch.Tensor, # (n,) each example's true class
                  ) -> dict:
     """How the code matches the task's classes and factors: NMI, classes with their own code and
-    MIG of the most probable codes (discrete), linear probes of the posterior mean (continuous)."""
+    MIG of the most probable codes, code usage and perplexity (discrete); linear probes of the
+    posterior mean, active units and the information in z (continuous)."""
     f, res = self.eval_set.batch.factors, {}
     if self.cfg.model.family == 'discrete':
         codes = [lq.argmax(1) for lq in out.extras['log_q']]
@@ -366,12 +368,19 @@ def _code_metrics(self: Trainer, model: nn.Module, out, # the held-out outputs
         res['nmi_transform'] = max(normalized_mutual_information(c, f[:, 0]) for c in codes)
         res['nmi_rotation'] = max(normalized_mutual_information(c, f[:, 1]) for c in codes)
         res['mig'] = mig(codes, f)
+        usage = code_usage(model.joint_log_prob(out.extras['log_q']).exp())
+        res.update(codes_used=usage.active, code_perplexity=usage.perplexity)
     else:
         z, half = out.extras['mu_q'], len(f) // 2
         for name, col in (('transform', f[:, 0]), ('rotation', f[:, 1])):
             res[f'probe_{name}'] = linear_probe_accuracy(z[:half], col[:half], z[half:], col[half:])
         res['probe_joint'] = linear_probe_accuracy(z[:half], joint_f[:half], z[half:],
                                                    joint_f[half:])
+        # its own draws: the training run's random stream is not touched
+        g = torch.Generator().manual_seed(self.cfg.seed + 7)
+        res.update(active_units=active_units(z),
+                   latent_mutual_information=latent_mutual_information(z, out.extras['logvar_q'],
+                                                                       g))
         res.update(nmi_joint=None, nmi_transform=None, nmi_rotation=None, mig=None,
                    classes_with_own_code=None)
     return res
@@ -403,6 +412,8 @@ def evaluate(self: Trainer,
     res['n_classes'] = task.n_classes
     oracle_map = task.posterior(ds.batch.x, ds.batch.y).argmax(1)
     res['nmi_joint_ceiling'] = normalized_mutual_information(oracle_map, joint_f)
+    # the best a probe of the class can do: the exact posterior's most probable class
+    res['oracle_map_accuracy'] = (oracle_map == joint_f).double().mean().item()
     return res | self._code_metrics(model, out, joint_f)
 
 # %% ../nbs/09a_train.ipynb #e50bd001
@@ -596,6 +607,25 @@ def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: 
                        recon_nll=_global_mean(o.recon_nll.mean().detach(), len(i))))
         bar.set_postfix(loss=f"{o.loss.item():.3f}", kl=f"{o.kl.mean().item():.3f}")
 
+# %% ../nbs/09a_train.ipynb #2e072f55
+def evaluation_line(e: dict, # an evaluation, as `Trainer.evaluate` or `TextTrainer.evaluate` give
+                   ) -> str:
+    """The figures that matter at an evaluation in one line: against the oracle on the task, the
+    code apart from the decoder on own data."""
+    if 'oracle_information' not in e:
+        return (f"eval step {e['step']}: the code adds {e['code_contribution']:.3f} nats (l0 - l) "
+                f"at KL {e['kl']:.3f}; decoder against the base {e['decoder_vs_base']:.3f} nats")
+    info = e['oracle_information']
+    line = (f"eval step {e['step']}: gain {e['information_gain'] / info:.3f} of the oracle "
+            f"information, KL {e['kl'] / info:.3f} of it")
+    if e.get('nmi_joint') is not None:
+        line += (f", NMI {e['nmi_joint']:.3f} (ceiling {e['nmi_joint_ceiling']:.3f}), "
+                 f"{e['classes_with_own_code']}/{e['n_classes']} classes with a code of their own")
+    if e.get('probe_joint') is not None:
+        line += (f", linear probe of the class {e['probe_joint']:.3f} (the oracle's MAP "
+                 f"{e['oracle_map_accuracy']:.3f})")
+    return line
+
 # %% ../nbs/09a_train.ipynb #f88c992f
 @patch
 def _evaluate_and_save(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer,
@@ -605,6 +635,7 @@ def _evaluate_and_save(self: Trainer, model: nn.Module, opt: torch.optim.Optimiz
     evals.append(dict(self.evaluate(model, b['eval'], b['base_mean'], step),
                       wall_seconds=time.perf_counter() - t0))
     self._log(dict(phase='eval', **evals[-1]))
+    if self.progress and self.rank == 0: tqdm.write(evaluation_line(evals[-1]), file=sys.stderr)
     if self.rank == 0:
         save_checkpoint(self.out / 'cvae.ckpt', model=model.state_dict(),
                         optimizer=opt.state_dict(), step=step, rng=_rng_state(gen),
