@@ -40,8 +40,7 @@ class TaskConfig:
                              self.n_rotations)
 
 # %% ../nbs/09_config.ipynb #7e8b17b5
-# a ModelConfig (or anything with its family, prior, base_n_layers, latent_maps)
-def check_model_choices(m,
+def check_model_choices(m, # a ModelConfig (or any object with the fields it reads)
                        ) -> None:
     "The choices `ModelConfig` checks itself; widths, heads, encoders are the family's to check."
     if m.family not in FAMILIES:
