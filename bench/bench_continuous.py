@@ -11,7 +11,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from probe_continuous import load, table
-from bench_full_runs import oracle_map_accuracy
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = (0, 1, 2)
@@ -22,7 +21,7 @@ def run_figures(run: Path) -> dict:
     evals = [e for e in map(json.loads, (run / 'metrics.jsonl').read_text().splitlines()) if e['phase'] == 'eval']
     info = m['oracle_information']
     return dict(final=m['information_gain'] / info, best=max(e['information_gain'] / e['oracle_information'] for e in evals),
-                kl=m['kl'] / info, probe=m['probe_joint'] / (m.get('oracle_map_accuracy') or oracle_map_accuracy(run)),
+                kl=m['kl'] / info, probe=m['probe_joint'] / m['oracle_map_accuracy'],
                 wall=m['wall_seconds'])
 
 def summary(prefix: str, runs: list) -> dict:
