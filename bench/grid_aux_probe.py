@@ -20,7 +20,7 @@ RUNS = [GridRun('discrete', r, e, 'oracle', s) for r, e in (('plain', None), ('e
 
 def target_rates(run: GridRun) -> dict:
     "(n,) rates of the EM target with and without the head's term, on the run's held-out set."
-    cfg, ckpt = grid_config(run, GRID_PRESET, GRID_OVERRIDES), GRID / 'runs' / run.name / 'cvae.ckpt'
+    cfg, ckpt = grid_config(run, GRID_PRESET, GRID_OVERRIDES), GRID / 'runs' / run.name / 'cvae.safetensors'
     if not ckpt.exists(): sys.exit(f"{ckpt} missing: run python bench/grid.py first")
     tr = Trainer(cfg, GRID / 'runs' / run.name, progress=False)   # reads nothing there but the data's seed
     b = tr.base_surprisals()

@@ -22,6 +22,8 @@ GOALS = {
     'scoring_vs_forward_ratio': ('>=', 0.9), 'scoring_vs_forward_ratio_lm': ('>=', 0.9),
     'scoring_vs_naive_speedup': ('>=', 5), 'scoring_vs_naive_speedup_lm': ('>=', 5),
     'scoring_peak_memory_ratio': ('<=', 1.5),
+    'score_cli_vs_forward_ratio': ('>=', 0.9), 'score_cli_vs_forward_ratio_lm': ('>=', 0.9),
+    'score_cli_vs_library_ratio': ('<=', 2), 'score_cli_vs_library_ratio_lm': ('<=', 2),
 }
 
 def _atomic_write(path: Path, text: str):

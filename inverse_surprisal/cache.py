@@ -367,7 +367,7 @@ def _score_batches(model: nn.Module, flat: _Flat, batches: list, # arrays of exa
     # right padding is invisible to a causal model; a model that takes a mask gets it (Hugging
     # Face's warn when pads come without one)
     takes_mask = 'attention_mask' in params
-    idx, ex, tok = [], [], []
+    idx, ex, tok, n_tokens = [], [], [], 0
     with tqdm(total=sum(map(len, batches)), unit='ex', desc='scoring b',
               disable=not progress) as bar, eval_mode(model):
         for batch in batches:
@@ -377,6 +377,9 @@ def _score_batches(model: nn.Module, flat: _Flat, batches: list, # arrays of exa
             idx.append(torch.from_numpy(batch))
             ex.append(token.sum(1).double().cpu()); tok.append(token.float().cpu()[mask])
             bar.update(len(batch))
+            # the throughput in tokens read (padding not counted) beside the examples per second
+            n_tokens += int(flat.lengths[batch].sum())
+            if progress: bar.set_postfix_str(f"{n_tokens / max(bar.format_dict['elapsed'], 1e-6):.0f} tok/s")
     cat = lambda xs, dtype: torch.cat(xs) if xs else torch.zeros(0, dtype=dtype)
     return cat(idx, torch.int64), cat(ex, torch.float64), cat(tok, torch.float32)
 

@@ -95,7 +95,7 @@ def test_kill_and_resume_across_splits(tmp_path):
     m = json.loads((whole / 'metrics.json').read_text())
     assert m['n_classes'] == 8 and 0 <= m['classes_with_own_code'] <= 8 and 0 < m['nmi_joint_ceiling'] <= 1
     killed = tmp_path / 'killed'
-    res = run(sys.executable, KILL_AFTER, killed, 'cvae.ckpt', *TRAIN[1:], check=False)
+    res = run(sys.executable, KILL_AFTER, killed, 'cvae.safetensors', *TRAIN[1:], check=False)
     assert res.returncode == -9 and not (killed / 'metrics.json').exists()
     run(*TRAIN, '--out', killed, '--resume')
     assert without_wall(json.loads((killed / 'metrics.json').read_text())) == without_wall(m)

@@ -44,7 +44,7 @@ def killed_and_continued(tmp_path_factory):
     first = out / 'results' / f'{RUNS[0].name}.json'
     wait_for(first, p)
     finished = {f.name: f.read_bytes() for f in (out / 'results').iterdir()}
-    wait_for(out / 'runs' / RUNS[1].name / 'cvae.ckpt', p)
+    wait_for(out / 'runs' / RUNS[1].name / 'cvae.safetensors', p)
     os.killpg(p.pid, signal.SIGKILL); p.wait()
     assert not (out / 'results' / f'{RUNS[1].name}.json').exists()   # killed inside the second run
     log = finish(start(out, 1))
@@ -66,7 +66,7 @@ def test_resumed_and_two_process_grid_match_an_uninterrupted_one(killed_and_cont
 def test_interrupted_run_with_other_settings_is_refused(tmp_path):
     out = tmp_path / 'g'
     p = start(out, 1)
-    wait_for(out / 'runs' / RUNS[0].name / 'cvae.ckpt', p)
+    wait_for(out / 'runs' / RUNS[0].name / 'cvae.safetensors', p)
     os.killpg(p.pid, signal.SIGKILL); p.wait()
     n = QUICK['steps']
     with pytest.raises(RunDirectoryError, match=rf'settings differ .* \(steps: {n} -> {n + 1}\)'):

@@ -19,7 +19,7 @@ def uninterrupted(tmp_path_factory):
 
 def test_run_directory(uninterrupted):
     names = {p.name for p in uninterrupted.iterdir()}
-    assert {'config.json', 'metrics.jsonl', 'metrics.json', 'training.png', 'cvae.ckpt', 'base.ckpt', 'base_train.iscache'} <= names
+    assert {'config.json', 'metrics.jsonl', 'metrics.json', 'training.png', 'cvae.safetensors', 'base.safetensors', 'base_train.iscache', 'tensorboard'} <= names
     m = json.loads((uninterrupted / 'metrics.json').read_text())
     for k in ('oracle_information', 'information_gain', 'base_gap_per_token', 'kl', 'nmi_joint', 'nmi_transform', 'nmi_rotation', 'mig', 'efficiency', 'wall_seconds'):
         assert k in m
@@ -39,7 +39,7 @@ def test_existing_run_needs_resume(uninterrupted, tmp_path):
     res = run(*CLI, 'train', '--preset', 'tiny', '--out', copy, '--no-progress', check=False)
     assert res.returncode != 0 and 'pass --resume' in res.stderr
 
-@pytest.mark.parametrize('killed_after', ['base.ckpt', 'cvae.ckpt'])
+@pytest.mark.parametrize('killed_after', ['base.safetensors', 'cvae.safetensors'])
 def test_killed_and_resumed_equals_uninterrupted(uninterrupted, tmp_path, killed_after):
     "SIGKILL right after the base model's checkpoint, or after the first CVAE checkpoint, then --resume."
     out = tmp_path / 'killed'
@@ -49,11 +49,25 @@ def test_killed_and_resumed_equals_uninterrupted(uninterrupted, tmp_path, killed
     assert without_wall(json.loads((out / 'metrics.json').read_text())) == without_wall(json.loads((uninterrupted / 'metrics.json').read_text()))
     strip = lambda rs: [without_wall(r) for r in rs]
     assert strip(records(out)) == strip(records(uninterrupted))
+    # TensorBoard's scalars too: no step written twice, none lost (wall seconds apart)
+    assert scalars(out) == scalars(uninterrupted)
+
+def scalars(run_dir) -> dict:
+    "(tag, step) -> value of every TensorBoard scalar but the wall times, through TensorBoard's own reader."
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    acc = EventAccumulator(str(run_dir / 'tensorboard'), size_guidance={'scalars': 0}).Reload()
+    got = {}
+    for tag in acc.Tags()['scalars']:
+        if tag.endswith('wall_seconds'): continue
+        for e in acc.Scalars(tag):
+            assert (tag, e.step) not in got, f"{tag} at step {e.step} written twice"
+            got[tag, e.step] = e.value
+    return got
 
 def test_tampered_checkpoint_is_detected(uninterrupted, tmp_path):
     copy = tmp_path / 'tampered'; shutil.copytree(uninterrupted, copy)
-    raw = bytearray((copy / 'cvae.ckpt').read_bytes()); raw[len(raw) // 2] ^= 0xFF
-    (copy / 'cvae.ckpt').write_bytes(bytes(raw))
+    raw = bytearray((copy / 'cvae.safetensors').read_bytes()); raw[len(raw) // 2] ^= 0xFF
+    (copy / 'cvae.safetensors').write_bytes(bytes(raw))
     res = run(*CLI, 'train', '--preset', 'tiny', '--out', copy, '--resume', '--no-progress', check=False)
     assert res.returncode != 0 and 'fails its checksum' in res.stderr
 
@@ -78,7 +92,7 @@ def test_resume_needs_a_run(tmp_path):
 def test_resume_drops_a_torn_line_and_stale_temp_files(uninterrupted, tmp_path):
     "A kill mid-write leaves half a log line and a temp file: --resume drops both and ends as if never stopped."
     out = tmp_path / 'torn'; shutil.copytree(uninterrupted, out)
-    (out / 'cvae.ckpt').unlink(); (out / 'metrics.json').unlink()
+    (out / 'cvae.safetensors').unlink(); (out / 'metrics.json').unlink()
     with open(out / 'metrics.jsonl', 'a') as f: f.write('{"phase": "cvae", "st')
     (out / '.metrics.json.x1y2.tmp').write_text('{"half')
     run(*CLI, 'train', '--preset', 'tiny', '--out', out, '--resume', '--no-progress')
@@ -87,7 +101,7 @@ def test_resume_drops_a_torn_line_and_stale_temp_files(uninterrupted, tmp_path):
 
 def test_results_are_readable_by_others(uninterrupted):
     umask = os.umask(0); os.umask(umask)
-    for name in ('config.json', 'metrics.json', 'metrics.jsonl', 'cvae.ckpt'):
+    for name in ('config.json', 'metrics.json', 'metrics.jsonl', 'cvae.safetensors'):
         assert (uninterrupted / name).stat().st_mode & 0o777 == 0o666 & ~umask, name
 
 def test_file_errors_are_one_line(tmp_path):
@@ -110,7 +124,7 @@ def test_same_seed_same_numbers_in_new_processes(tmp_path):
     "Two processes with one seed give bit-identical logs and metrics; so does a run killed after a checkpoint and resumed."
     env = dict(os.environ, OMP_NUM_THREADS='2')
     for name in ('first', 'second'): run(*CLI, 'train', *DEMO_SHORT, '--out', tmp_path / name, env=env)
-    res = run(sys.executable, KILL_AFTER, tmp_path / 'killed', 'cvae.ckpt', 'train', *DEMO_SHORT, env=env, check=False)
+    res = run(sys.executable, KILL_AFTER, tmp_path / 'killed', 'cvae.safetensors', 'train', *DEMO_SHORT, env=env, check=False)
     assert res.returncode == -9 and not (tmp_path / 'killed' / 'metrics.json').exists()
     run(*CLI, 'train', *DEMO_SHORT, '--out', tmp_path / 'killed', '--resume', env=env)
     first = [without_wall(r) for r in records(tmp_path / 'first')]

@@ -1,0 +1,108 @@
+"A finished run opened again: load_run + encode against the model inside the trainer, export's columns and units, safetensors and TensorBoard read back by their own readers."
+import json, shutil
+
+import numpy as np
+import pytest
+import torch
+
+from runs import BIN, run
+from inverse_surprisal.config import make_config, merge_overrides
+from inverse_surprisal.runs import EXPORT_COLUMNS, encode, load_run
+from inverse_surprisal.text import read_pairs
+from inverse_surprisal.train import make_trainer
+
+transformers = pytest.importorskip('transformers')
+pq = pytest.importorskip('pyarrow.parquet')
+OWN = dict(steps=4, eval_every=2, batch_size=8, model=dict(d_model=16), data=dict(eval_fraction=0.25))
+
+def own_config(saved, family, **over):
+    return make_config('text', merge_overrides(OWN, dict(model=dict(family=family), objective=dict(recon='example'),
+                                                    data=dict(path=str(saved / 'pairs.jsonl'), base_model=str(saved / 'base')), **over)))
+
+@pytest.fixture(scope='module', params=['discrete', 'continuous'])
+def trained(request, saved, tmp_path_factory):
+    "An own-data run of either family, trained in this process; the trainer keeps its model."
+    out = tmp_path_factory.mktemp(request.param) / 'run'
+    tr = make_trainer(own_config(saved, request.param), out, progress=False, device='cpu')
+    tr.fit()
+    return request.param, tr, out
+
+def test_load_run_and_encode_match_the_trainer(trained):
+    family, tr, out = trained
+    opened = load_run(out, device='cpu')
+    assert opened.tokenizer is not None and len(opened.held_out) == len(tr.eval_set)
+    for k, v in tr.model.state_dict().items(): assert torch.equal(opened.model.state_dict()[k], v), k
+    enc = encode(opened, batch_size=3)
+    (l, kl, w, _, l0), _ = tr.held_out(tr.model, tr.b['eval'], tr.b['base_mean'], tr.cfg.steps)
+    got = opened.trainer.per_example()
+    torch.testing.assert_close(got['recon_nll'], l); torch.testing.assert_close(got['kl'], kl)
+    # the posterior of the trainer's own model, one pair at a time (no padding) against encode's padded batches
+    from inverse_surprisal.nn import posterior_and_prior
+    with torch.no_grad():
+        for i, it in enumerate(tr.eval_set):
+            q, _ = posterior_and_prior(tr.model.eval(), it['input_ids'][None], it['y_mask'][None])
+            if family == 'discrete':
+                torch.testing.assert_close(enc['code_probs'][i], tr.model.joint_log_prob(q).exp()[0], atol=1e-5, rtol=1e-4)
+            else:
+                torch.testing.assert_close(enc['mean'][i], q[0][0], atol=1e-5, rtol=1e-4)
+                torch.testing.assert_close(enc['logvar'][i], q[1][0], atol=1e-5, rtol=1e-4)
+    # new pairs of strings, tokenised with the run's tokenizer
+    x, y = read_pairs(tr.cfg.data.path)[0]
+    assert len(next(iter(encode(opened, [(x, y), (x, y)]).values()))) == 2
+
+def test_export_columns_and_units(trained, tmp_path):
+    family, tr, out = trained
+    res = run(BIN / 'inverse-surprisal', 'export', out, '--out', tmp_path / 'held.parquet', '--device', 'cpu')
+    assert 'held-out pairs of' in res.stdout
+    t = pq.read_table(tmp_path / 'held.parquet')
+    rows = t.to_pydict()
+    last = 'code' if family == 'discrete' else 'latent_mean'
+    assert list(rows) == ['pair', 'x', 'y', 'b', 'l', 'kl', 'weight', 'fractional_gain', 'l0', last]
+    assert json.loads(t.schema.metadata[b'columns']) == {k: EXPORT_COLUMNS[k] for k in rows}
+    pairs = read_pairs(tr.cfg.data.path)
+    assert [(x, y) for x, y in zip(rows['x'], rows['y'])] == [pairs[i] for i in rows['pair']]
+    pe = tr.per_example()
+    b = np.array(rows['b'])
+    np.testing.assert_allclose(b, pe['base_surprisal'].numpy(), rtol=1e-6)
+    # the example term's weight is 1/(b + eps), eps in nats like b
+    np.testing.assert_allclose(rows['weight'], 1 / (b + tr.cfg.objective.eps), rtol=1e-5)
+    np.testing.assert_allclose(rows['fractional_gain'], (b - np.array(rows['l'])) / b, rtol=1e-9)
+    final = json.loads((out / 'metrics.json').read_text())
+    np.testing.assert_allclose(np.mean(rows['kl']), final['kl'], rtol=1e-5)
+    if family == 'continuous': assert len(rows['latent_mean'][0]) == tr.cfg.model.latent_dim
+    # the same table as JSONL; an existing --out is refused in one line
+    res = run(BIN / 'inverse-surprisal', 'export', out, '--out', tmp_path / 'held.parquet', check=False)
+    assert res.returncode == 2 and 'exists: pass --overwrite' in res.stderr and 'Traceback' not in res.stderr
+
+def test_model_opens_with_safetensors_alone(trained):
+    "The weights under `model.` in cvae.safetensors are the trained model's state dict: no unpickling."
+    from safetensors import safe_open
+    _, tr, out = trained
+    with safe_open(out / 'cvae.safetensors', 'pt') as f:
+        weights = {k[len('model.'):]: f.get_tensor(k) for k in f.keys() if k.startswith('model.')}
+    assert weights.keys() == tr.model.state_dict().keys()
+    for k, v in tr.model.state_dict().items(): assert torch.equal(weights[k], v), k
+
+def test_changed_data_is_refused(trained, tmp_path):
+    _, tr, out = trained
+    copy = tmp_path / 'run'; shutil.copytree(out, copy)
+    data = tmp_path / 'pairs.jsonl'; shutil.copy(tr.cfg.data.path, data)
+    cfg = json.loads((copy / 'config.json').read_text()); cfg['data']['path'] = str(data)
+    (copy / 'config.json').write_text(json.dumps(cfg))
+    inputs = json.loads((copy / 'inputs.json').read_text())
+    (copy / 'inputs.json').write_text(json.dumps({k.replace(tr.cfg.data.path, str(data)): v for k, v in inputs.items()}))
+    load_run(copy, device='cpu')                                           # the same bytes elsewhere: opens
+    with open(data, 'a') as f: f.write(json.dumps(dict(x='the', y='cat')) + '\n')
+    with pytest.raises(ValueError, match='load_run: what the run in .* read has changed since it started: data file'):
+        load_run(copy, device='cpu')
+
+def test_tensorboard_scalars_are_the_log(trained):
+    "Every number of every metrics.jsonl record, read back with TensorBoard's event reader."
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    _, tr, out = trained
+    acc = EventAccumulator(str(out / 'tensorboard'), size_guidance={'scalars': 0}).Reload()
+    got = {(tag, e.step): e.value for tag in acc.Tags()['scalars'] for e in acc.Scalars(tag)}
+    want = {(f"{r['phase']}/{k}", r['step']): v for r in map(json.loads, (out / 'metrics.jsonl').read_text().splitlines())
+            for k, v in r.items() if k not in ('phase', 'step') and isinstance(v, (int, float)) and not isinstance(v, bool)}
+    assert got.keys() == want.keys()
+    np.testing.assert_allclose([got[k] for k in want], [want[k] for k in want], rtol=1e-6)
