@@ -98,3 +98,15 @@ def test_two_processes_write_one_table(saved, tmp_path):
     one, two = ([json.loads(l) for l in open(tmp_path / n)] for n in ('one.jsonl', 'two.jsonl'))
     assert [r['key'] for r in one] == [r['key'] for r in two]
     np.testing.assert_allclose([r['b'] for r in two], [r['b'] for r in one], rtol=1e-5)
+
+def test_too_long_pairs_are_an_error_or_left_out_and_counted(saved, tmp_path):
+    "The tiny GPT-2 reads 16 positions: a longer pair stops the call, or with --too-long drop has no row and is counted."
+    lines = (saved / 'pairs.jsonl').read_text().splitlines()
+    long = json.dumps(dict(x=' '.join(['the'] * 12), y=' '.join(['cat'] * 6)))
+    (tmp_path / 'p.jsonl').write_text('\n'.join(lines[:3] + [long] + lines[3:]) + '\n')
+    args = ['--data', tmp_path / 'p.jsonl', '--base-model', saved / 'base', '--no-progress']
+    res = run(*CLI, *args, '--out', tmp_path / 'a.jsonl', check=False)
+    assert res.returncode == 2 and 'longer than max_len=16' in res.stderr and not (tmp_path / 'a.jsonl').exists()
+    res = run(*CLI, *args, '--out', tmp_path / 'b.jsonl', '--too-long', 'drop')
+    assert '1 left out as too long' in res.stdout
+    assert [json.loads(l)['pair'] for l in open(tmp_path / 'b.jsonl')] == [0, 1, 2] + list(range(4, 41))
