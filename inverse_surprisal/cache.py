@@ -4,11 +4,13 @@
 
 # %% auto #0
 __all__ = ['FORMAT_VERSION', 'example_fingerprint', 'CacheError', 'StaleCacheError', 'BaseSurprisalCache', 'dist_info',
-           'ScoredExamples', 'score_dataset', 'scoring_provenance', 'build_cache', 'WithBaseSurprisal']
+           'default_device', 'ScoredExamples', 'score_dataset', 'scoring_provenance', 'build_cache',
+           'WithBaseSurprisal']
 
 # %% ../nbs/02a_cache.ipynb #e70d4b46
 import hashlib
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -285,6 +287,12 @@ def dist_info() -> tuple:
     return ((dist.get_rank(), dist.get_world_size())
             if dist.is_available() and dist.is_initialized()
             else (0, 1))
+
+def default_device() -> torch.device:
+    """CUDA when available (under torch.distributed, the GPU of this process's LOCAL_RANK), else
+    the CPU."""
+    return (torch.device('cuda', int(os.environ.get('LOCAL_RANK', 0))) if torch.cuda.is_available()
+            else torch.device('cpu'))
 
 def _all_gather_cat(t: Tensor) -> Tensor:
     "Concatenate a 1-D tensor of any length across ranks, in rank order."

@@ -17,7 +17,7 @@ import torch
 import torch.distributed as dist
 import numpy as np
 
-from .cache import dist_info
+from .cache import default_device, dist_info
 from .config import (FAMILIES, PRESETS, RunConfig, from_dict, merge_overrides,
                                       load_config,
                                       make_config,
@@ -29,7 +29,7 @@ from .losses import (RECON_TERMS, check_positive_number,
 from .runs import export_run
 from .score import DTYPES, score_file
 from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
-from .train import (DataError, RunDirectoryError, on_rank0, default_device,
+from .train import (DataError, RunDirectoryError, on_rank0,
                                      make_trainer, run_directory, share_base)
 
 # %% ../nbs/09e_cli.ipynb #f98cc6b3

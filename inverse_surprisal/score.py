@@ -18,7 +18,8 @@ import numpy as np
 import torch
 
 from .cache import (BaseSurprisalCache, StaleCacheError, _fingerprints, _flatten,
-                                     build_cache, dist_info, scoring_provenance)
+                                     build_cache, default_device, dist_info,
+                                     scoring_provenance)
 from .files import atomic_open
 from .losses import check_choice
 from .reference import FrozenBaseModel, vocabulary_size
@@ -28,10 +29,10 @@ from .text import (TextPairs, load_causal_lm, load_tokenizer, max_positions,
 # %% ../nbs/03b_score.ipynb #4cb20f18
 SCORE_FORMATS = ('.parquet', '.jsonl', '.csv') # the table's formats, by the file's extension
 
-def check_table_path(out, # where the scores go: a .parquet, .jsonl or .csv file
-                      overwrite: bool=False, # replace a file that is already there
-                     ) -> Path:
-    "Refuse an output the scores could not be written to, before any scoring."
+def check_table_path(out, # where the table goes: a .parquet, .jsonl or .csv file
+                     overwrite: bool=False, # replace a file that is already there
+                    ) -> Path:
+    "Refuse an output a table could not be written to, before any work."
     out = Path(out)
     if out.is_dir(): raise ValueError(f"--out {out} is a folder: name a file")
     if out.suffix.lower() not in SCORE_FORMATS:
@@ -141,7 +142,7 @@ def score_file(data, # a .jsonl or .csv file of (x, y) pairs
                tokenizer=None, # the tokenizer's folder; default: `base_model`
                cache=None, # the b cache file; default: beside `out`, with the suffix .iscache
                dtype: str='float32', # 'float32' | 'bfloat16': what the model scores in
-               device=None, # where the model runs (under torchrun, this rank's device)
+               device=None, # where the model runs; default: `default_device()`
                overwrite: bool=False, # replace `out` when it is there
                too_long: str='error', # a pair longer than the model reads: 'error' | 'drop'
                x_key: str='x', y_key: str='y', # the pairs' keys (JSONL) or columns (CSV)
@@ -150,7 +151,7 @@ def score_file(data, # a .jsonl or .csv file of (x, y) pairs
     "Score every pair of a file with a frozen base model into a table in the file's order."
     check_choice('dtype', dtype, DTYPES)
     out, pairs = check_table_path(out, overwrite), read_pairs(data, x_key, y_key)
-    device = torch.device(device or ('cuda' if torch.cuda.is_available() else 'cpu'))
+    device = torch.device(device) if device is not None else default_device()
     base = FrozenBaseModel(load_causal_lm(base_model).to(device, getattr(torch, dtype)))
     items = TextPairs(pairs, load_tokenizer(tokenizer or base_model),
                       max_positions(base.model), too_long)

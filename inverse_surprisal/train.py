@@ -4,9 +4,8 @@
 
 # %% auto #0
 __all__ = ['CKPT_FORMAT', 'RUN_MARKER', 'LOCK_FILE', 'INPUTS_FILE', 'build_model', 'build_base', 'save_checkpoint',
-           'load_checkpoint', 'default_device', 'on_rank0', 'LogLines', 'Trainer', 'base_optimizer',
-           'RunDirectoryError', 'DataError', 'run_directory', 'share_base', 'evaluation_line', 'init_decoder_from_base',
-           'TextTrainer', 'make_trainer']
+           'load_checkpoint', 'on_rank0', 'LogLines', 'Trainer', 'base_optimizer', 'RunDirectoryError', 'DataError',
+           'run_directory', 'share_base', 'evaluation_line', 'init_decoder_from_base', 'TextTrainer', 'make_trainer']
 
 # %% ../nbs/09a_train.ipynb #1b96bdc9
 import dataclasses
@@ -33,7 +32,7 @@ from safetensors.torch import load as load_safetensors, save as save_safetensors
 from tqdm.auto import tqdm
 
 # %% ../nbs/09a_train.ipynb #789c9661
-from .cache import WithBaseSurprisal, dist_info, build_cache
+from .cache import WithBaseSurprisal, build_cache, default_device, dist_info
 from .config import (RunConfig, config_diff, load_config, model_config,
                                       save_config, task_shape)
 from .continuous_cvae import ContinuousCVAE
@@ -153,12 +152,6 @@ def load_checkpoint(path, # a file written by `save_checkpoint`
     return _join_tensors(json.loads(meta['state']), tensors)
 
 # %% ../nbs/09a_train.ipynb #dfd001ca
-def default_device() -> torch.device:
-    """CUDA when available (under torch.distributed, the GPU of this process's LOCAL_RANK), else
-    the CPU."""
-    return (torch.device('cuda', int(os.environ.get('LOCAL_RANK', 0))) if torch.cuda.is_available()
-            else torch.device('cpu'))
-
 def _batch_indices(gen: torch.Generator, n: int, batch_size: int, rank: int,
                    world: int) -> torch.Tensor:
     """This process's slice of the next global batch (the generator advances identically on every
