@@ -11,6 +11,7 @@ __all__ = ['FORMAT_VERSION', 'example_fingerprint', 'CacheError', 'StaleCacheErr
 import hashlib
 import json
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -366,35 +367,41 @@ def _in_dataset_order(fps, idx, ex, n_y, tok) -> ScoredExamples:
     token[np.repeat(offsets[idx] - src, n_y) + np.arange(len(tok))] = tok
     return ScoredExamples(fps, example, offsets, token)
 
-# %% ../nbs/02a_cache.ipynb #f3bbcdb1
+# %% ../nbs/02a_cache.ipynb #bfa82271
+def _scoring_bar(total: int, # examples to score, on every rank together
+                 progress: bool): # show it (rank 0 only)
+    "One progress bar for a scoring pass: examples per second, tokens per second beside them."
+    bar = tqdm(total=total, unit='ex', desc='scoring b', disable=not (progress and dist_info()[0] == 0))
+    bar.tokens = 0    # tokens read (padding not counted), for the tokens per second
+    return bar
+
 def _score_batches(model: nn.Module, flat: _Flat, batches: list, # arrays of example positions
-                   pad_id: int, device, progress: bool) -> tuple:
+                   pad_id: int, device, bar) -> tuple:
     """(positions, b, y-token surprisals) of the batches' examples, batch after batch, in one
-    `eval_mode`."""
-    params = forward_params(model)
+    `eval_mode`; `bar` (`_scoring_bar`) counts them, as if every rank scored as many."""
+    params, world = forward_params(model), dist_info()[1]
     # right padding is invisible to a causal model; a model that takes a mask gets it (Hugging
     # Face's warn when pads come without one)
     takes_mask = 'attention_mask' in params
-    idx, ex, tok, n_tokens = [], [], [], 0
-    with tqdm(total=sum(map(len, batches)), unit='ex', desc='scoring b',
-              disable=not progress) as bar, eval_mode(model):
+    idx, ex, tok = [], [], []
+    with eval_mode(model):
         for batch in batches:
             ids, mask, att = _pad_batch(flat, torch.from_numpy(batch), pad_id)
             att = att.to(device) if takes_mask and att is not None else None
             token = score_checked(model, params, ids.to(device), mask.to(device), att)
             idx.append(torch.from_numpy(batch))
             ex.append(token.sum(1).double().cpu()); tok.append(token.float().cpu()[mask])
-            bar.update(len(batch))
-            # the throughput in tokens read (padding not counted) beside the examples per second
-            n_tokens += int(flat.lengths[batch].sum())
-            if progress: bar.set_postfix_str(f"{n_tokens / max(bar.format_dict['elapsed'], 1e-6):.0f} tok/s")
+            bar.update(len(batch) * world); bar.tokens += int(flat.lengths[batch].sum()) * world
+            if not bar.disable:
+                bar.set_postfix_str(f"{bar.tokens / max(bar.format_dict['elapsed'], 1e-6):.0f} tok/s")
     cat = lambda xs, dtype: torch.cat(xs) if xs else torch.zeros(0, dtype=dtype)
     return cat(idx, torch.int64), cat(ex, torch.float64), cat(tok, torch.float32)
 
 # %% ../nbs/02a_cache.ipynb #6336b74d
 def _score_flat(model: nn.Module, flat: _Flat, # the examples end to end (`_flatten`)
                 fps: np.ndarray, # (n,) S16 their keys (`_fingerprints`)
-                batch_size: int, pad_id: int, device, progress: bool) -> ScoredExamples:
+                batch_size: int, pad_id: int, device,
+                bar) -> ScoredExamples: # `_scoring_bar`
     """Score examples laid end to end: the dataset-level checks, length-sorted batches (this rank's
     share), and the results gathered across ranks in the examples' order."""
     if not isinstance(batch_size, int) or batch_size < 1:
@@ -406,7 +413,7 @@ def _score_flat(model: nn.Module, flat: _Flat, # the examples end to end (`_flat
     order = np.argsort(flat.lengths.numpy(), kind='stable')
     rank, world = dist_info()
     batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)][rank::world]
-    idx, ex, tok = _score_batches(model, flat, batches, pad_id, device, progress and rank == 0)
+    idx, ex, tok = _score_batches(model, flat, batches, pad_id, device, bar)
     n_y = n_y[idx]
     if world > 1: idx, ex, n_y, tok = (_all_gather_cat(t) for t in (idx, ex, n_y, tok))
     return _in_dataset_order(fps, idx.numpy(), ex.numpy(), n_y.numpy(), tok.numpy())
@@ -422,8 +429,9 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
     """Score every example of `dataset` with `model`, length-bucketed, sharded across ranks under
     torch.distributed."""
     flat = _flatten([_example_fields(dataset[k], k) for k in range(len(dataset))])
-    return _score_flat(model, flat, np.array(_fingerprints(flat), dtype='S16'), batch_size, pad_id,
-                       device, progress)
+    with _scoring_bar(len(dataset), progress) as bar:
+        return _score_flat(model, flat, np.array(_fingerprints(flat), dtype='S16'), batch_size,
+                           pad_id, device, bar)
 
 # %% ../nbs/02a_cache.ipynb #d34b4874
 def scoring_provenance(model: nn.Module, # the base model (a FrozenBaseModel or any module)
@@ -445,12 +453,12 @@ def _take(flat: _Flat, rows: Tensor) -> _Flat:
     at = shift + torch.arange(int(lengths.sum()))
     return _Flat(flat.ids[at], flat.y[at], starts, lengths)
 
-def _merged_arrays(old, new: ScoredExamples) -> dict:
-    """Cache arrays holding the examples of `old` (a cache or None) and `new`, unique keys in
-    sorted order."""
+def _merged_arrays(old, *new: ScoredExamples) -> dict:
+    """Cache arrays holding the examples of `old` (a cache or None) and of each `new`, unique keys
+    in sorted order."""
     arrays = () if old is None else (old.keys, old.b, old.offsets, old.token)
     parts = [ScoredExamples(*map(np.asarray, arrays))] if arrays else []
-    parts.append(new)
+    parts.extend(new)
     keys = np.concatenate([p.fingerprints for p in parts])
     example = np.concatenate([p.b for p in parts])
     counts = np.concatenate([np.diff(p.offsets) for p in parts])
@@ -473,6 +481,10 @@ def build_cache(model: nn.Module, # the base model (a FrozenBaseModel is asserte
                 on_stale: str='rebuild', # 'rebuild' | 'error' when the file has another provenance
                 device=None, # where to run the model
                 progress: bool=True, # tqdm progress bar
+                # seconds between writes of the file while scoring, `part` examples at a time, so
+                # that a killed call keeps what was written; None: written once, at the end
+                save_every: float=None,
+                part: int=4096, # with save_every: examples scored between two looks at the clock
                ) -> BaseSurprisalCache:
     "Score `dataset` with `model` into the cache at `path` (reusing what is there) and open it."
     check_choice('on_stale', on_stale, ('rebuild', 'error'))
@@ -490,8 +502,16 @@ def build_cache(model: nn.Module, # the base model (a FrozenBaseModel is asserte
         if not len(todo): return old
         flat, fps = _take(flat, torch.from_numpy(todo)), fps[todo]
     rank, world = dist_info()
-    new = _score_flat(model, flat, fps, batch_size, pad_id, device, progress)
-    if rank == 0: _write_cache_file(path, dict(provenance=prov), _merged_arrays(old, new))
+    n, done, last = len(fps), [], time.perf_counter()
+    step = max(1, n if save_every is None else part)
+    with _scoring_bar(n, progress) as bar:
+        for s in range(0, max(n, 1), step):
+            rows = torch.arange(s, min(s + step, n))
+            done.append(_score_flat(model, flat if step >= n else _take(flat, rows), fps[s:s + step],
+                                    batch_size, pad_id, device, bar))
+            if rank == 0 and (s + step >= n or time.perf_counter() - last >= save_every):
+                _write_cache_file(path, dict(provenance=prov), _merged_arrays(old, *done))
+                last = time.perf_counter()
     if world > 1: dist.barrier()
     return BaseSurprisalCache(path, prov)
 

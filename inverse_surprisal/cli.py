@@ -211,6 +211,8 @@ def _score_parser(p):
                    help="the table, one row per pair in the file's order: .parquet, .jsonl or .csv")
     p.add_argument('--cache', help='the b cache file (default: --out with the suffix .iscache)')
     p.add_argument('--batch-size', type=int, default=64, help='pairs per forward pass')
+    p.add_argument('--save-every', type=float, default=60.0,
+                   help='seconds between writes of the cache while scoring: what a kill can lose')
     p.add_argument('--dtype', choices=DTYPES, default='float32', help='what the model scores in')
     p.add_argument('--device', help='where the model runs, e.g. cpu, cuda, cuda:1')
     p.add_argument('--tokens', action='store_true', help="add each pair's y-token surprisals")
@@ -226,7 +228,7 @@ def _score(a, cfg, device: torch.device) -> dict:
     "`score`: the table of b; rank 0 says what it scored and how fast."
     try: run = score_file(a.data, a.base_model, a.out, a.tokenizer, a.cache, a.dtype, device,
                           a.overwrite, a.too_long, a.x_key, a.y_key, batch_size=a.batch_size,
-                          tokens=a.tokens, progress=not a.no_progress)
+                          save_every=a.save_every, tokens=a.tokens, progress=not a.no_progress)
     # a file, a model or a setting that cannot be used: one line, as for `train`
     except (ValueError, ImportError) as e: raise DataError(str(e)) from None
     if dist_info()[0] == 0:

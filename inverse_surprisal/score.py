@@ -21,7 +21,7 @@ from .cache import (BaseSurprisalCache, StaleCacheError, _fingerprints, _flatten
                                      build_cache, default_device, dist_info,
                                      scoring_provenance)
 from .files import atomic_open
-from .losses import check_choice
+from .losses import check_choice, check_positive_number
 from .reference import FrozenBaseModel, vocabulary_size
 from .text import (TextPairs, load_causal_lm, load_tokenizer, max_positions,
                                     read_pairs)
@@ -102,24 +102,22 @@ def write_table(columns: dict, # column name -> values: `score_table`'s, or any 
 # %% ../nbs/03b_score.ipynb #2f4ad145
 def score_pairs(data: TextPairs, # the tokenised pairs, in the file's order
                 base: FrozenBaseModel, # the frozen base model
-                cache_path, # the b cache: reused, extended, rewritten after every chunk
+                cache_path, # the b cache: reused, extended, and written while scoring
                 batch_size: int=64, # pairs per forward pass (length-bucketed)
-                chunk: int=4096, # pairs scored between two writes of the cache
+                save_every: float=60.0, # seconds between writes of the cache: at most what a kill loses
                 tokens: bool=False, # add each pair's y-token surprisals to the table
                 device=None, # where the model runs; default: where its weights are
                 progress: bool=True, # a progress bar with pairs and tokens per second
                ) -> dict: # `score_table`'s columns
-    "Score `data` into the cache a chunk at a time and return its table in the file's order."
-    if not isinstance(chunk, int) or chunk < 1:
-        raise ValueError(f"chunk must be an int >= 1, got {chunk!r}")
+    "Score `data` into the cache, written as it goes, and return its table in the file's order."
+    check_positive_number('save_every', save_every, allow_zero=True)
     if not len(data): raise ValueError("no pair to score: every pair is longer than the model reads")
     V = vocabulary_size(base.model)
     if V is not None and not 0 <= data.pad_id < V:
         raise ValueError(f"the padding id {data.pad_id} is outside the base model's {V} tokens: use "
                          "the tokenizer the base model was trained with")
-    for s in range(0, len(data), chunk):
-        cache = build_cache(base, data.items[s:s + chunk], cache_path, batch_size, data.pad_id,
-                            device=device, progress=progress)
+    cache = build_cache(base, data.items, cache_path, batch_size, data.pad_id, device=device,
+                        progress=progress, save_every=save_every)
     return score_table(cache, data, tokens)
 
 # %% ../nbs/03b_score.ipynb #6e7edde5
@@ -146,7 +144,7 @@ def score_file(data, # a .jsonl or .csv file of (x, y) pairs
                overwrite: bool=False, # replace `out` when it is there
                too_long: str='error', # a pair longer than the model reads: 'error' | 'drop'
                x_key: str='x', y_key: str='y', # the pairs' keys (JSONL) or columns (CSV)
-               **kwargs, # `score_pairs`' batch_size, chunk, tokens, progress
+               **kwargs, # `score_pairs`' batch_size, save_every, tokens, progress
               ) -> dict: # what was scored: counts, seconds, pairs and tokens per second
     "Score every pair of a file with a frozen base model into a table in the file's order."
     check_choice('dtype', dtype, DTYPES)

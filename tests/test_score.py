@@ -36,19 +36,24 @@ def test_cli_scores_equal_hugging_face_loss(saved, tmp_path):
     np.testing.assert_array_equal([float(r['b']) for r in csv.DictReader(open(tmp_path / 's.csv'))], t['b'])
 
 def test_killed_call_resumes(saved, tmp_path, monkeypatch):
-    "Killed after its first chunk: the cache holds that chunk, and the next call scores only the rest."
-    real, calls = score.build_cache, []
-    def killed_after_one(*a, **k):
-        if calls: raise KeyboardInterrupt
-        calls.append(len(a[1])); return real(*a, **k)
-    monkeypatch.setattr(score, 'build_cache', killed_after_one)
+    "Killed in its second part of 16 pairs (the cache written after each): the cache holds the first, the next call scores only the rest."
+    import inverse_surprisal.cache as cache
+    real, calls = cache._score_flat, []
+    def killed_in_second(*a, **k):
+        calls.append(len(a[2]))
+        if len(calls) == 2: raise KeyboardInterrupt
+        return real(*a, **k)
+    monkeypatch.setattr(cache, '_score_flat', killed_in_second)
+    parts = lambda f: (lambda *a, **k: f(*a, **dict(k, part=16)))
+    monkeypatch.setattr(score, 'build_cache', parts(cache.build_cache))
     with pytest.raises(KeyboardInterrupt):
-        score.score_file(saved / 'pairs.jsonl', saved / 'base', tmp_path / 's.jsonl', chunk=16, progress=False)
-    assert not (tmp_path / 's.jsonl').exists() and calls == [16]
-    monkeypatch.setattr(score, 'build_cache', real)
-    done = score.score_file(saved / 'pairs.jsonl', saved / 'base', tmp_path / 's.jsonl', chunk=16, progress=False)
+        score.score_file(saved / 'pairs.jsonl', saved / 'base', tmp_path / 's.jsonl', save_every=0, progress=False)
+    assert not (tmp_path / 's.jsonl').exists() and calls == [16, 16]
+    first = len(score.BaseSurprisalCache(tmp_path / 's.iscache'))
+    monkeypatch.setattr(cache, '_score_flat', real)
+    done = score.score_file(saved / 'pairs.jsonl', saved / 'base', tmp_path / 's.jsonl', save_every=0, progress=False)
     n_distinct = len(score.BaseSurprisalCache(tmp_path / 's.iscache'))
-    assert done['scored'] == n_distinct - 16 and done['pairs'] == 40
+    assert 0 < first < n_distinct and done['scored'] == n_distinct - first and done['pairs'] == 40
     whole = score.score_file(saved / 'pairs.jsonl', saved / 'base', tmp_path / 'w.jsonl', progress=False)
     assert [json.loads(l)['b'] for l in open(tmp_path / 's.jsonl')] == [json.loads(l)['b'] for l in open(tmp_path / 'w.jsonl')]
     assert whole['scored'] == n_distinct
