@@ -488,6 +488,8 @@ def build_cache(model: nn.Module, # the base model (a FrozenBaseModel is asserte
                ) -> BaseSurprisalCache:
     "Score `dataset` with `model` into the cache at `path` (reusing what is there) and open it."
     check_choice('on_stale', on_stale, ('rebuild', 'error'))
+    if save_every is not None: check_positive_number('save_every', save_every, allow_zero=True)
+    if not isinstance(part, int) or part < 1: raise ValueError(f"part must be an int >= 1, got {part!r}")
     path, prov = Path(path), scoring_provenance(model, pad_id)
     old = None
     if path.exists():
@@ -502,14 +504,15 @@ def build_cache(model: nn.Module, # the base model (a FrozenBaseModel is asserte
         if not len(todo): return old
         flat, fps = _take(flat, torch.from_numpy(todo)), fps[todo]
     rank, world = dist_info()
-    n, done, last = len(fps), [], time.perf_counter()
-    step = max(1, n if save_every is None else part)
-    with _scoring_bar(n, progress) as bar:
-        for s in range(0, max(n, 1), step):
-            rows = torch.arange(s, min(s + step, n))
-            done.append(_score_flat(model, flat if step >= n else _take(flat, rows), fps[s:s + step],
-                                    batch_size, pad_id, device, bar))
-            if rank == 0 and (s + step >= n or time.perf_counter() - last >= save_every):
+    # the examples' parts: all at once, or `part` at a time when the file is saved as it goes
+    starts = [0] if save_every is None else list(range(0, len(fps), part)) or [0]
+    done, last = [], time.perf_counter()
+    with _scoring_bar(len(fps), progress) as bar:
+        for i, s in enumerate(starts):
+            e = starts[i + 1] if i + 1 < len(starts) else len(fps)
+            chunk = flat if len(starts) == 1 else _take(flat, torch.arange(s, e))
+            done.append(_score_flat(model, chunk, fps[s:e], batch_size, pad_id, device, bar))
+            if rank == 0 and (e == len(fps) or time.perf_counter() - last >= save_every):
                 _write_cache_file(path, dict(provenance=prov), _merged_arrays(old, *done))
                 last = time.perf_counter()
     if world > 1: dist.barrier()

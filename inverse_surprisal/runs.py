@@ -6,7 +6,6 @@
 __all__ = ['EXPORT_COLUMNS', 'OpenRun', 'load_run', 'encode', 'export_columns', 'export_run']
 
 # %% ../nbs/09c_runs.ipynb #d90d2789
-import json
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,7 +18,7 @@ from .nn import posterior_and_prior
 from .score import check_table_path, write_table
 from .shared_discrete_cvae import SharedDiscreteCVAE
 from .text import TextPairs, collate, max_positions
-from .train import (INPUTS_FILE, Trainer, _check_inputs, load_checkpoint,
+from .train import (CVAE_CKPT, Trainer, check_run_inputs, load_checkpoint,
                                      make_trainer)
 
 # %% ../nbs/09c_runs.ipynb #57ec6081
@@ -36,17 +35,14 @@ def load_run(run, # a finished run directory
             ) -> OpenRun:
     "Open a finished run: its trained CVAE, config, tokenizer (own data) and held-out split."
     run = Path(run)
-    for name in ('config.json', 'metrics.json', 'cvae.safetensors'):
+    for name in ('config.json', 'metrics.json', CVAE_CKPT):
         if not (run / name).exists(): raise ValueError(f"{run} holds no finished run (no {name})")
     cfg = load_config(run / 'config.json')
     tr = make_trainer(cfg, run, progress=False, device=device)
-    recorded = run / INPUTS_FILE
-    if tr.inputs or recorded.exists():
-        _check_inputs(json.loads(recorded.read_text()) if recorded.exists() else {}, tr.inputs, run,
-                      what='load_run')
+    check_run_inputs(run, tr.inputs, what='load_run')
     tr.b = tr.base_surprisals()                # read back from the run's caches, not scored again
     tr.model = tr.seeded_cvae(tr.b).eval()
-    tr.model.load_state_dict(load_checkpoint(run / 'cvae.safetensors')['model'])
+    tr.model.load_state_dict(load_checkpoint(run / CVAE_CKPT)['model'])
     return OpenRun(tr.model, cfg, getattr(tr, 'tokenizer', None), tr.eval_set, tr)
 
 # %% ../nbs/09c_runs.ipynb #5b2edf86
@@ -85,10 +81,10 @@ def encode(run: OpenRun, # `load_run`'s
           ) -> dict: # name -> (n, ...) tensor on the CPU
     """Each pair's posterior and prior: code probabilities and the most probable code (discrete),
     mean and log-variance (continuous)."""
-    dev, parts = run.trainer.device, []
+    dev, parts, model = run.trainer.device, [], run.model.eval()
     for ids, ym, att in _batches(run, pairs, batch_size):
         att = None if att is None else att.to(dev)
-        parts.append(_posterior_fields(run.model.eval(), ids.to(dev), ym.to(dev), att))
+        parts.append(_posterior_fields(model, ids.to(dev), ym.to(dev), att))
     return {k: torch.cat([p[k].float() if p[k].is_floating_point() else p[k]
                           for p in parts]).cpu() for k in parts[0]}
 

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['read_pairs', 'pairs_from_records', 'require_hf', 'load_tokenizer', 'max_positions', 'load_causal_lm', 'TextPairs',
-           'bucketed_batches', 'collate', 'held_out_split', 'tokenizer_fingerprint']
+           'bucketed_batches', 'collate', 'check_vocabulary', 'held_out_split', 'tokenizer_fingerprint']
 
 # %% ../nbs/03a_text.ipynb #fc072a35
 import csv
@@ -191,7 +191,7 @@ class TextPairs(torch.utils.data.Dataset):
     def __init__(self, pairs: list, # [(x, y), ...] strings
                  tokenizer, # a Hugging Face tokenizer (`load_tokenizer`)
                  max_len: int=None, # the longest sequence the base model reads; None: no limit
-                 too_long: str='error', # 'error' | 'drop' (reported in `dropped`)
+                 too_long: str='error', # 'error' | 'drop' (reported in `dropped`; `kept` the rest)
                  # text spelling a special token ('[EOS]'): 'error' | 'split' (plain text)
                  special_tokens: str='error',
                 ):
@@ -208,12 +208,13 @@ class TextPairs(torch.utils.data.Dataset):
         self.items, self.dropped, self.pad_id = ([], [], tokenizer.pad_token_id
                                                  if tokenizer.pad_token_id is not None
                                                  else eos)
+        self.kept = [] # each item's position among `pairs`
         for i, (x, y) in enumerate(zip(xs, ys)):
             if not y: raise ValueError(f"pair {i}: y tokenises to nothing")
             it = _pair_item(x, y, sep, eos)
             if max_len is not None and len(it['input_ids']) > max_len:
                 self.dropped.append((i, len(it['input_ids']))); continue
-            self.items.append(it)
+            self.items.append(it); self.kept.append(i)
         if self.dropped and too_long == 'error':
             raise ValueError(f"{len(self.dropped)} of {len(pairs)} pairs are longer than "
                              f"max_len={max_len} tokens (pair, length): "
@@ -246,6 +247,20 @@ def collate(items: list, # dataset items with input_ids and y_mask (1-D, any len
     ones = [torch.ones(len(it['input_ids']), dtype=torch.long) for it in items]
     return dict(input_ids=ids, attention_mask=pad(ones, batch_first=True),
                 y_mask=pad([it['y_mask'] for it in items], batch_first=True, padding_value=False))
+
+# %% ../nbs/03a_text.ipynb #17f80121
+def check_vocabulary(model, # a causal LM
+                     pad_id: int, # the padding id its batches will carry
+                     n_tokens: int=None, # the tokenizer's size; None: only the padding id is checked
+                    ):
+    "Refuse a tokenizer whose ids (or padding id) the model does not embed."
+    V = vocabulary_size(model)
+    if V is not None and n_tokens is not None and V < n_tokens:
+        raise ValueError(f"the base model embeds {V} tokens, fewer than the tokenizer's "
+                         f"{n_tokens}: use the tokenizer the base model was trained with")
+    if V is not None and not 0 <= pad_id < V:
+        raise ValueError(f"the padding id {pad_id} is outside the base model's {V} tokens: use "
+                         "the tokenizer the base model was trained with")
 
 # %% ../nbs/03a_text.ipynb #3497e3b7
 def held_out_split(items: list, # dataset items, each with its `input_ids`
