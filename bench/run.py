@@ -3,6 +3,8 @@ markdown table bench/results.md that the docs include. `--device cuda` labels th
 import argparse, json, subprocess, sys, time
 from pathlib import Path
 
+import torch
+
 from inverse_surprisal.files import atomic_open
 
 HERE = Path(__file__).resolve().parent
@@ -24,6 +26,7 @@ GOALS = {
     'scoring_peak_memory_ratio': ('<=', 1.5),
     'score_cli_vs_forward_ratio': ('>=', 0.9), 'score_cli_vs_forward_ratio_lm': ('>=', 0.9),
     'score_cli_vs_library_ratio': ('<=', 2), 'score_cli_vs_library_ratio_lm': ('<=', 2),
+    'per_class_step_ratio': ('<=', 0.5), 'full_gpu_seconds_to_0.95': ('<=', 60),
 }
 
 def _atomic_write(path: Path, text: str):
@@ -53,7 +56,9 @@ def main():
     a = p.parse_args()
     out = HERE / 'results.json'
     results = json.loads(out.read_text()) if out.exists() else {}
-    section = results.setdefault(a.device, {})
+    # a GPU's figures under its name
+    name = a.device if a.device == 'cpu' else f'{a.device} ({torch.cuda.get_device_name(torch.device(a.device))})'
+    section = results.setdefault(name, {})
     for script in sorted(HERE.glob('bench_*.py')):
         if a.only and script.stem not in a.only and script.name not in a.only: continue
         print(f'running {script.name} --device {a.device}', flush=True)

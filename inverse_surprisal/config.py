@@ -74,7 +74,9 @@ class ModelConfig:
     # the z-free model infers the factor from y_<t before it can copy; the decoder is told it by z
     base_n_layers: int=6
     n_heads: int=4 # attention heads
-    z_every_position: bool=True # add z to every decoder position as well as the prefix
+    z_every_position: bool=True # z_entry 'prefix': add z to every decoder position as well
+    # 'prefix' (before the first token) | 'y' (at the separator and y: the context shared by classes)
+    z_entry: str='prefix'
     posterior_encoder: str='alignment' # 'alignment' | 'transformer'
     aux_head: str='alignment' # 'alignment' | 'bow'
     # the alignment head reads a noise floor from the context (the difficulty tag)
@@ -103,7 +105,7 @@ def model_config(m: ModelConfig, # the model settings
     "The family's architecture for these token sequences, which checks the family's own rules."
     arch = dict(vocab_size=vocab_size, seq_len=seq_len, y_len=y_len, d_model=m.d_model,
                 n_layers=m.n_layers,
-                n_heads=m.n_heads, z_every_position=m.z_every_position,
+                n_heads=m.n_heads, z_every_position=m.z_every_position, z_entry=m.z_entry,
                 posterior_encoder=m.posterior_encoder, aux_head=m.aux_head,
                 head_context_gate=m.head_context_gate, head_latent_maps=m.latent_maps)
     if m.family == 'discrete':
@@ -166,7 +168,7 @@ def check_run_numbers(cfg, # a RunConfig
     # n_eval: the held-out metrics (NMI, probes) need at least two examples
     for names, lo in ((('n_train', 'batch_size', 'steps', 'base_batch_size',
                         'eval_every', 'log_every'), 1), (('n_eval',), 2),
-                      (('seed', 'base_steps', 'base_warmup_steps'), 0)):
+                      (('seed', 'base_steps', 'base_warmup_steps', 'base_check_every'), 0)):
         for name in names:
             if getattr(cfg, name) < lo:
                 raise ValueError(f"{name} must be an int >= {lo}, got {getattr(cfg, name)!r}")
@@ -176,6 +178,9 @@ def check_run_numbers(cfg, # a RunConfig
         if getattr(cfg, name) > FLOAT32_MAX:
             raise ValueError(f"{name} must be <= {FLOAT32_MAX:.3g} (float32), got "
                              f"{getattr(cfg, name)!r}")
+    if not 0 <= cfg.base_min_gain <= FLOAT32_MAX:
+        raise ValueError(f"base_min_gain must be a number >= 0 (nats per token), got "
+                         f"{cfg.base_min_gain!r}")
 
 # %% ../nbs/09_config.ipynb #2fd6d4f8
 def check_run_model(cfg, # a RunConfig
@@ -216,6 +221,11 @@ class RunConfig:
     base_batch_size: int=128 # the base model's global batch
     base_lr: float=3e-3 # the base model's peak learning rate
     base_warmup_steps: int=100 # linear learning-rate warm-up of the base model, then cosine decay
+    # every this many steps the base model's held-out gap to b* per y token is measured on fresh
+    # draws from the task; 0: never (it trains all base_steps)
+    base_check_every: int=0
+    # ... and it stops when a check improves on the best gap before it by less than this (nats/token)
+    base_min_gain: float=0.0
     eval_every: int=250 # evaluate and checkpoint every this many steps
     log_every: int=25 # a log line every this many steps
     # flush subnormal floats to zero while training: on CPU they slow arithmetic down
@@ -241,15 +251,20 @@ DISCOVERY = dict(class_maps=True, estimator='em', head_context_gate=True)
 # steps, the head's weight 1)
 PRESETS = {
     # a smaller task (8 classes: 4 transforms x 2 rotations, V=8, L=6), so the whole pipeline shows
-    # discovery in 3 minutes
-    'demo': dict(steps=600, base_steps=1500, eval_every=100, n_train=20000,
+    # discovery in about 2 minutes; z at the separator and y, whose steps cost about half (the
+    # speed probe, bench/probe_speed.py: 0.915-0.962 of the oracle information on seeds 0-2 in
+    # 118-144 s, where z as a prefix reached 0.75 on seed 0 in 140 s)
+    'demo': dict(steps=1000, base_steps=1500, eval_every=100, n_train=20000,
                  task=dict(vocab_size=8, length=6, n_rotations=2),
-                 model=dict(base_n_layers=2, code_sizes=(12,), **DISCOVERY),
+                 model=dict(base_n_layers=2, code_sizes=(12,), z_entry='y', **DISCOVERY),
                  split=dict(every=50, start=100)),
     'full': dict(steps=3000, base_steps=5000, eval_every=500, n_train=50000, n_eval=2000,
-                 model=dict(code_sizes=(16,), **DISCOVERY), split=dict(every=50)),
+                 model=dict(code_sizes=(16,), z_entry='y', **DISCOVERY), split=dict(every=50)),
+    # z at the separator and y: 12/12 classes on seeds 0-2, joint NMI 0.92-0.95 of its ceiling, in
+    # 61-64 s; as a prefix 12/12, 0.92-0.96, in 129-133 s (bench/results.md)
     'probe': dict(base='oracle', steps=1200, eval_every=100, n_train=20000, n_eval=1000,
-                  batch_size=16, model=dict(code_sizes=(16,), **DISCOVERY), split=dict(every=50)),
+                  batch_size=16, model=dict(code_sizes=(16,), z_entry='y', **DISCOVERY),
+                  split=dict(every=50)),
     # own data (--data): b from the pretrained base; the sequence encoder and bag-of-words head read
     # any y region, EM trains the encoder on the exact posterior (the own-data page compares these)
     'text': dict(base='pretrained', steps=400, eval_every=100, batch_size=32, lr=3e-3,
@@ -264,8 +279,9 @@ PRESETS = {
 
 # the continuous family's settings in a preset, over the preset's own when the run's family is
 # continuous (the continuous CVAE notebook measures them): token maps that move with z, a mixture
-# prior, and the batch that lets the decoder learn within the probe
-CONTINUOUS = dict(class_maps=False, estimator='elbo', latent_maps=True, prior='mixture')
+# prior, and the batch that lets the decoder learn within the probe; z as a prefix, as measured
+CONTINUOUS = dict(class_maps=False, estimator='elbo', latent_maps=True, prior='mixture',
+                  z_entry='prefix')
 CONTINUOUS_PRESETS = {
     'demo': dict(steps=2000, eval_every=200, model=CONTINUOUS),
     'full': dict(steps=8000, model=CONTINUOUS),

@@ -17,8 +17,8 @@ from torch import Tensor, nn
 
 from .losses import check_choice, check_field_types
 from .nn import (AlignmentEncoder, CVAEArchConfig, check_cvae_batch,
-                                  posterior_and_prior, sample_continuation, sequence_nll,
-                                  split_context)
+                                  class_sequence_nll, posterior_and_prior, sample_continuation,
+                                  sequence_nll, split_context)
 from .objective import (CVAEOutput, ObjectiveConfig, beta_at, cvae_objective,
                                          reconstruction_term)
 
@@ -141,14 +141,14 @@ def joint_class(self: SharedDiscreteCVAE,
 # %% ../nbs/08_shared_discrete_cvae.ipynb #f10ea78b
 @patch
 def _per_class(self: SharedDiscreteCVAE, input_ids, y_mask):
-    """Decoder and head NLL of every joint class, one decoder pass each: (l(c) (bs,C), token NLL
-    (bs,C,T), head NLL (bs,C))."""
+    """Decoder and head NLL of every joint class (the context shared by the classes when z enters
+    after it): (l(c) (bs,C), token NLL (bs,C,T), head NLL (bs,C))."""
     bs, C, pre = len(input_ids), self.cfg.n_joint, self.class_prefix()
+    l_c, tok_c = class_sequence_nll(self.decoder, input_ids, y_mask, pre)
     ids, ym = input_ids.repeat_interleave(C, 0), y_mask.repeat_interleave(C, 0)
-    l_c, tok_c = sequence_nll(self.decoder, ids, ym, pre.repeat(bs, 1, 1))
     classes = torch.arange(C, device=ids.device).repeat(bs) if self.cfg.class_maps else None
     aux_c = self._head(pre.sum(1).repeat(bs, 1), ids, ym, classes)
-    return l_c.view(bs, C), tok_c.view(bs, C, -1), aux_c.view(bs, C)
+    return l_c, tok_c, aux_c.view(bs, C)
 
 @patch
 def class_prefix(self: SharedDiscreteCVAE) -> Tensor: # (C,M,d) the prefix of every joint class

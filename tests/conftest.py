@@ -28,3 +28,6 @@ def saved(tmp_path_factory):
     transformers.GPT2LMHeadModel(cfg).save_pretrained(d / 'base')
     return d
 
+
+def pytest_configure(config):
+    config.addinivalue_line('markers', 'cuda: needs a CUDA GPU (bench/gpu_check.sh runs these; skipped without one)')
