@@ -92,15 +92,19 @@ def z_positions(y_mask: Tensor, # (bs,T) bool, True on y (right-padded or not)
 # %% ../nbs/05_nn.ipynb #584bf7f7
 def _layer_step(layer: nn.TransformerEncoderLayer, # a pre-norm layer of `CausalTransformer.blocks`
                 h: Tensor, # (N,t,d) the inputs of t consecutive positions
-                past: tuple=None, # (k, v), each (N,H,s,d/H): the s positions before, all visible
+                # (k, v), each (B,H,s,d/H): the s positions before, all visible, each row of them
+                # read by N/B consecutive rows of h (the classes of one example)
+                past: tuple=None,
                ) -> tuple: # (outputs (N,t,d), (k, v) of these t positions)
     "One pre-norm layer, causal within the t positions, each also reading the s earlier ones."
     a, (N, t, d) = layer.self_attn, h.shape
     q, k, v = (F.linear(layer.norm1(h), a.in_proj_weight, a.in_proj_bias)
                .view(N, t, 3, a.num_heads, d // a.num_heads).permute(2, 0, 3, 1, 4))
     s = 0 if past is None else past[0].shape[2]
-    keys, values = ((k, v) if past is None
-                    else (torch.cat([past[0], k], 2), torch.cat([past[1], v], 2)))
+    # the shared keys go in front of each group's own, copied once (an expanded view)
+    front = lambda p, x: torch.cat([p[:, None].expand(-1, N // len(p), -1, -1, -1),
+                                    x.view(len(p), -1, *x.shape[1:])], 3).flatten(0, 1)
+    keys, values = (k, v) if past is None else (front(past[0], k), front(past[1], v))
     seen = torch.ones(t, s + t, dtype=torch.bool, device=h.device).tril(s)
     o = F.scaled_dot_product_attention(q, keys, values, attn_mask=seen,
                                        dropout_p=a.dropout if layer.training else 0.0)
@@ -128,7 +132,7 @@ def class_nll(self: CausalTransformer, input_ids: Tensor, # (bs,T) [x ; sep ; y]
     hc = h[:, :s]
     for layer in self.blocks.layers:
         kv = None
-        if s: hc, kv = _layer_step(layer, hc); kv = [t.repeat_interleave(C, 0) for t in kv]
+        if s: hc, kv = _layer_step(layer, hc)
         hy = _layer_step(layer, hy, kv)[0]
     nxt, y_nxt = (t[:, s + 1:].repeat_interleave(C, 0) for t in (input_ids, y_mask))
     tok = y_region_token_nll(self.head(self.norm(hy)), nxt, y_nxt)
