@@ -19,10 +19,10 @@ def curve(preset: str, seed: int) -> dict:
     tr = Trainer(cfg, Path(tempfile.mkdtemp()) / 'run', progress=False, tensorboard=False)
     tr.out.mkdir(parents=True)
     checks, plateau, t0 = [], Trainer._base_plateau, time.perf_counter()
-    def timed(self, base, step):
-        plateau(self, base, step)
+    def timed(self, base, step, gaps):
+        plateau(self, base, step, gaps)
         if step % EVERY == 0: checks.append(dict(step=step, seconds=round(time.perf_counter() - t0, 1),
-                                                 gap_per_token=round(self._base_checks[1][-1], 4)))
+                                                 gap_per_token=round(gaps[-1], 4)))
         return False
     Trainer._base_plateau = timed
     try: tr.train_base()

@@ -253,7 +253,7 @@ PRESETS = {
     # a smaller task (8 classes: 4 transforms x 2 rotations, V=8, L=6), so the whole pipeline shows
     # discovery in about 2 minutes; z at the separator and y, whose steps cost about half (the
     # speed probe, bench/probe_speed.py: 0.915-0.962 of the oracle information on seeds 0-2 in
-    # 118-144 s, where z as a prefix reached 0.75 on seed 0 in 140 s)
+    # 118-144 s, where z as a prefix reached 0.752, 0.271 and 0.307 in 131-140 s)
     'demo': dict(steps=1000, base_steps=1500, eval_every=100, n_train=20000,
                  task=dict(vocab_size=8, length=6, n_rotations=2),
                  model=dict(base_n_layers=2, code_sizes=(12,), z_entry='y', **DISCOVERY),

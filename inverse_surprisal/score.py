@@ -106,10 +106,11 @@ def score_pairs(data: TextPairs, # the tokenised pairs, in the file's order
                 tokens: bool=False, # add each pair's y-token surprisals to the table
                 device=None, # where the model runs; default: where its weights are
                 progress: bool=True, # a progress bar with pairs and tokens per second
+                n_tokens: int=None, # the tokenizer's size, checked against the model's vocabulary
                ) -> tuple: # (`score_table`'s columns, the cache holding them)
     "Score `data` into the cache, written as it goes, and return its table in the file's order."
     if not len(data): raise ValueError("no pair to score: every pair is longer than the model reads")
-    check_vocabulary(base.model, data.pad_id)
+    check_vocabulary(base.model, data.pad_id, n_tokens)
     cache = build_cache(base, data.items, cache_path, batch_size, data.pad_id, device=device,
                         progress=progress, save_every=save_every)
     return score_table(cache, data, tokens), cache
@@ -148,10 +149,9 @@ def score_file(data, # a .jsonl or .csv file of (x, y) pairs
     base = FrozenBaseModel(load_causal_lm(base_model).to(device, getattr(torch, dtype)))
     tok = load_tokenizer(tokenizer or base_model)
     items = TextPairs(pairs, tok, max_positions(base.model), too_long)
-    check_vocabulary(base.model, items.pad_id, len(tok))
     path, t0 = Path(cache or out.with_suffix('.iscache')), time.perf_counter()
     before = _cached_count(path, scoring_provenance(base, items.pad_id))
-    cols, cache = score_pairs(items, base, path, device=device, **kwargs)
+    cols, cache = score_pairs(items, base, path, device=device, n_tokens=len(tok), **kwargs)
     seconds = time.perf_counter() - t0
     if dist_info()[0] == 0: write_table(cols, out)
     n_tokens = sum(len(it['input_ids']) for it in items)

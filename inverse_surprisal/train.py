@@ -344,14 +344,14 @@ BASE_CHECK_EXAMPLES = 1000
 
 @patch
 @torch.no_grad()
-def _base_plateau(self: Trainer, base: nn.Module, step: int) -> bool:
+def _base_plateau(self: Trainer, base: nn.Module, step: int,
+                  gaps: list, # the gaps of the checks so far; this step's is appended
+                 ) -> bool:
     """At every `base_check_every` steps, log the base model's gap to b* per y token on held-out
     draws; True once it improves on the best check before it by less than `base_min_gain`."""
     cfg, task = self.cfg, self.task
     if not cfg.base_check_every or step % cfg.base_check_every: return False
-    if step == cfg.base_check_every:
-        self._base_checks = task.sample(BASE_CHECK_EXAMPLES, cfg.seed + 20_000), []
-    check, gaps = self._base_checks
+    check = task.sample(BASE_CHECK_EXAMPLES, cfg.seed + 20_000)     # the same draws every time
     ids, ym = (t.to(self.device) for t in task.model_inputs(check.x, check.y))
     with eval_mode(base), self._autocast(): logits = base(ids).float()
     b = y_region_nll(logits[:, :-1], ids[:, 1:], ym[:, 1:]).double().cpu()
@@ -372,7 +372,7 @@ def train_base(self: Trainer) -> CausalTransformer:
         except ValueError as e: raise RunDirectoryError(f"--resume: {e}") from None
     else:
         ddp, gen = _wrap(base, self.device), torch.Generator().manual_seed(cfg.seed + 1)
-        opt, sched = base_optimizer(cfg, base)
+        opt, sched, gaps = *base_optimizer(cfg, base), []
         with self._bar(cfg.base_steps, 'base model') as bar:
             for step in range(cfg.base_steps):
                 # a fresh global batch each step, the same on every rank (a fixed set is memorised)
@@ -389,7 +389,7 @@ def train_base(self: Trainer) -> CausalTransformer:
                     self._log(dict(phase='base', step=step,
                                    loss=_global_mean(loss.detach(), len(ids))))
                     bar.set_postfix(nll=f"{loss.item():.3f}")
-                if self._base_plateau(base, step + 1): break
+                if self._base_plateau(base, step + 1, gaps): break
         if self.rank == 0: save_checkpoint(path, model=base.state_dict())
         if self.world > 1: dist.barrier()
     return FrozenBaseModel(base)
