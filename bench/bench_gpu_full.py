@@ -5,7 +5,13 @@ JSON object."""
 import argparse, json, shutil, subprocess, sys
 from pathlib import Path
 
-from bench_quality import ROOT, time_to
+ROOT = Path(__file__).resolve().parent.parent
+
+def time_to(run: Path, frac: float) -> tuple:
+    "(first evaluation's wall seconds with gain >= frac * the oracle information, or None; the best fraction)"
+    evals = [e for e in map(json.loads, (run / 'metrics.jsonl').read_text().splitlines()) if e['phase'] == 'eval']
+    hit = next((e['wall_seconds'] for e in evals if e['information_gain'] >= frac * e['oracle_information']), None)
+    return hit, max(e['information_gain'] / e['oracle_information'] for e in evals)
 
 def main():
     p = argparse.ArgumentParser(description=__doc__); p.add_argument('--device', default='cpu')

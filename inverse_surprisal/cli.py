@@ -36,10 +36,11 @@ from .train import (DataError, RunDirectoryError, on_rank0,
 def _source_args(p):
     "Where a run's settings and data come from: a preset, a config file or own data."
     p.add_argument('--preset', choices=sorted(PRESETS),
-                   help='named configuration: demo (the whole pipeline on an 8-class task, about '
-                        '2 minutes, 0.92-0.96 of the oracle information on seeds 0-2), full (the '
-                        '12-class default task, about 12 minutes, 0.96 on seed 0), probe (discovery of the 12 '
-                        'classes with the exact b*, about a minute), text '
+                   help='named configuration: demo (the whole pipeline on an 8-class task, 2 to 3 '
+                        'minutes, 0.95 of the oracle information: median of seeds 0-4, worst '
+                        '0.88), full (the 12-class default task, about 12 minutes, 0.996 '
+                        '(worst 0.990)), probe (discovery of the 12 classes with the exact b*, '
+                        'about a minute: 12 of 12 classes on each of seeds 0-4), text '
                         '(your own --data; the default with --data), tiny (seconds, for '
                         'tests); default: demo. With --family continuous, the continuous '
                         "CVAE's settings of each preset: probe about 3 minutes, 0.87 of the "

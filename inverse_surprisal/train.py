@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['CKPT_FORMAT', 'BASE_CKPT', 'CVAE_CKPT', 'BASE_CHECK_EXAMPLES', 'RUN_MARKER', 'LOCK_FILE', 'INPUTS_FILE',
            'build_model', 'build_base', 'save_checkpoint', 'load_checkpoint', 'on_rank0', 'LogLines', 'Trainer',
-           'base_optimizer', 'RunDirectoryError', 'DataError', 'run_directory', 'share_base', 'check_run_inputs',
-           'evaluation_line', 'init_decoder_from_base', 'TextTrainer', 'make_trainer']
+           'base_optimizer', 'cvae_lr_factor', 'RunDirectoryError', 'DataError', 'run_directory', 'share_base',
+           'check_run_inputs', 'evaluation_line', 'init_decoder_from_base', 'TextTrainer', 'make_trainer']
 
 # %% ../nbs/09a_train.ipynb #1b96bdc9
 import dataclasses
@@ -337,6 +337,20 @@ def base_optimizer(cfg: RunConfig, # its base_lr, base_warmup_steps and base_ste
     warm, total = max(1, cfg.base_warmup_steps), max(1, cfg.base_steps)
     lr_at = lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * s / total))
     return opt, torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
+
+# %% ../nbs/09a_train.ipynb #68203499
+def cvae_lr_factor(cfg: RunConfig, # its lr_schedule, lr_final and steps
+                   step: int, # the CVAE's training step, from 0
+                  ) -> float:
+    "The CVAE's learning rate at `step` as a fraction of its peak, as `cfg.lr_schedule` says."
+    if cfg.lr_schedule == 'constant': return 1.0
+    cos = 0.5 * (1 + math.cos(math.pi * step / max(1, cfg.steps - 1)))
+    return cfg.lr_final + (1 - cfg.lr_final) * cos
+
+def _set_lr(opt: torch.optim.Optimizer, factor: float):
+    """Each parameter group at `factor` times its peak learning rate (kept in the group: a
+    checkpoint carries it)."""
+    for g in opt.param_groups: g['lr'] = g.setdefault('peak_lr', g['lr']) * factor
 
 # %% ../nbs/09a_train.ipynb #83069aa5
 # fresh draws from the task, never trained on, on which the base model's plateau is measured
@@ -709,6 +723,7 @@ def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: 
     i = _batch_indices(gen, len(data['input_ids']), self.cfg.batch_size, self.rank,
                        self.world).to(self.device)
     with self._autocast(): o = ddp(**_rows(data, i), base_mean=base_mean, step=step)
+    _set_lr(opt, cvae_lr_factor(self.cfg, step))
     opt.zero_grad(); o.loss.backward(); opt.step(); bar.update()
     if step % self.cfg.log_every == 0:
         self._log(dict(phase='cvae', step=step, loss=_global_mean(o.loss.detach(), len(i)),

@@ -82,9 +82,10 @@ def test_split_needs_one_code_and_class_maps():
     with pytest.raises(ValueError, match='splitting needs a single code, class_maps=True and exact enumeration'):
         split_dead_code(SharedDiscreteCVAE(cfg, ObjectiveConfig()), DS.input_ids, DS.y_mask)
 
-# ---- inside the trainer: the tiny preset with one over-complete code, EM and a split every 2 steps -----------------
+# ---- inside the trainer: the tiny preset with one over-complete code, EM, a split every 2 steps, a cosine learning rate
 SPLIT = ['--set', 'model.code_sizes=[12]', '--set', 'model.class_maps=true', '--set', 'model.estimator=em', '--set', 'split.every=2',
-         '--set', 'split.start=2', '--set', 'split.stop=1.0', '--set', 'split.n_examples=64', '--set', 'split.n_top=16']
+         '--set', 'split.start=2', '--set', 'split.stop=1.0', '--set', 'split.n_examples=64', '--set', 'split.n_top=16',
+         '--set', 'lr_schedule=cosine']    # the learning rate falls at every step: the resumed run must pick it up
 TRAIN = [str(BIN / 'inverse-surprisal'), 'train', '--preset', 'tiny', '--no-progress', *SPLIT]
 
 def test_kill_and_resume_across_splits(tmp_path):

@@ -1,0 +1,68 @@
+"""The presets that report a quality, each judged on seeds 0 to 4 (issue 34): median, worst and spread (best minus
+worst seed) over the seeds, never one seed. The runs are the speed probe's pieces (bench/probe_speed.py): one
+`inverse-surprisal train` in a new process per preset and seed, its record in bench/speed/results/, a finished piece
+read back and checked against today's settings, a missing one trained here (demo about 2.5 minutes, probe about 1,
+full's CVAE about 6.5).
+- `demo`: the fraction of the oracle information at the last evaluation, the best one, and the run's wall seconds
+  (learned base included).
+- `probe`: true classes with a code of their own and the joint NMI over its ceiling, and wall seconds.
+- `full`: judged on its CVAE alone (arm `full-oracle`, the exact b*): with the plain term the base never enters
+  training, so its fractions are the whole preset's, step for step (compared on every seed that has both records);
+  the whole preset's wall seconds and its base model's held-out gap to b* per y token from the arms `full` and
+  `full-constant` (the constant learning rate it had before: the same work per step) where they ran.
+Prints one JSON object."""
+import argparse, json, statistics, sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from probe_speed import records
+
+SEEDS = (0, 1, 2, 3, 4)
+
+def spread(prefix: str, key: str, vals: list, worst=min) -> dict:
+    "Median, worst (`worst` of the values) and spread (max - min) of one figure over the seeds."
+    return {f'{prefix}_{key}_median': statistics.median(vals), f'{prefix}_{key}_worst': worst(vals),
+            f'{prefix}_{key}_spread': max(vals) - min(vals)}
+
+def fractions(prefix: str, recs: list) -> dict:
+    "The final and best fraction of the oracle information and the wall seconds, over the seeds, and each seed's."
+    final = [r['curve'][-1]['fraction'] for r in recs]
+    best = [max(e['fraction'] for e in r['curve']) for r in recs]
+    wall = [r['curve'][-1]['wall_seconds'] for r in recs]
+    return {f'{prefix}_seeds': [dict(seed=r['seed'], final=f, best=b, wall_seconds=w, curve=' '.join(
+                f"{e['fraction']:.2f}" for e in r['curve'])) for r, f, b, w in zip(recs, final, best, wall)],
+            **spread(prefix, 'final', final), **spread(prefix, 'best', best), **spread(prefix, 'wall', wall, max)}
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument('--device', default='cpu', help='the records are CPU runs: another device judges nothing here')
+    if p.parse_args().device != 'cpu':
+        print(json.dumps(dict(presets_note='the presets are judged on the CPU (bench/bench_presets.py)'))); return
+    res = fractions('demo', records('demo', SEEDS))
+    probe = records('probe', SEEDS)
+    res['probe_seeds'] = [dict(seed=r['seed'], classes=r['curve'][-1]['classes'],
+                               nmi_over_ceiling=r['curve'][-1]['nmi_over_ceiling'],
+                               wall_seconds=r['curve'][-1]['wall_seconds']) for r in probe]
+    share = lambda c: int(c.split('/')[0]) / int(c.split('/')[1])
+    res['probe_classes_worst'] = min(share(r['curve'][-1]['classes']) for r in probe)
+    res.update(spread('probe', 'nmi_over_ceiling', [r['curve'][-1]['nmi_over_ceiling'] for r in probe]))
+    res['probe_wall_worst'] = max(r['curve'][-1]['wall_seconds'] for r in probe)
+    full = records('full-oracle', SEEDS)
+    res.update({k: v for k, v in fractions('full', full).items() if not k.startswith('full_wall')})
+    # the whole preset (learned base) where it ran, today's and at the constant rate it had before: the same
+    # fractions as its CVAE alone, its wall seconds and its base model's gap
+    whole, same, curve = [], [], lambda r: [(e['step'], e['fraction']) for e in r['curve']]
+    for arm, alone in (('full', 'full-oracle'), ('full-constant', 'full-oracle-constant')):
+        ran = [seed for seed in SEEDS if (HERE / 'speed' / 'results' / f'{arm}-seed{seed}.json').exists()]
+        for w, a in zip(records(arm, ran), records(alone, ran)):
+            same.append(curve(w) == curve(a))
+            whole.append(dict(arm=arm, seed=w['seed'], wall_seconds=w['curve'][-1]['wall_seconds'],
+                              base_gap_per_token=w['base_gap_per_token'], final=w['curve'][-1]['fraction']))
+    res['full_whole_runs'] = whole
+    res['full_whole_runs_match_the_cvae_alone'] = all(same) if same else None
+    res['full_whole_wall_worst'] = max((w['wall_seconds'] for w in whole), default=None)
+    res['full_whole_base_gap_worst'] = max((w['base_gap_per_token'] for w in whole), default=None)
+    print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in res.items()}))
+
+if __name__ == '__main__': main()
