@@ -1,6 +1,6 @@
 """The presets that report a quality, each judged on seeds 0 to 4 (issue 34): median, worst and spread (best minus
-worst seed) over the seeds, never one seed. The runs are the speed probe's pieces (bench/probe_speed.py): one
-`inverse-surprisal train` in a new process per preset and seed, its record in bench/speed/results/, a finished piece
+worst seed) over the seeds, never one seed, as the speed probe summarises an arm. The runs are the speed probe's
+pieces (bench/probe_speed.py): one `inverse-surprisal train` in a new process per preset and seed, its record in bench/speed/results/, a finished piece
 read back and checked against today's settings, a missing one trained here (demo about 2.5 minutes, probe about 1,
 full's CVAE about 6.5).
 - `demo`: the fraction of the oracle information at the last evaluation, the best one, and the run's wall seconds
@@ -16,40 +16,35 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from probe_speed import records
+from probe_speed import records, summary
 
 SEEDS = (0, 1, 2, 3, 4)
 
-def spread(prefix: str, key: str, vals: list, worst=min) -> dict:
-    "Median, worst (`worst` of the values) and spread (max - min) of one figure over the seeds."
-    return {f'{prefix}_{key}_median': statistics.median(vals), f'{prefix}_{key}_worst': worst(vals),
-            f'{prefix}_{key}_spread': max(vals) - min(vals)}
-
-def fractions(prefix: str, recs: list) -> dict:
-    "The final and best fraction of the oracle information and the wall seconds, over the seeds, and each seed's."
-    final = [r['curve'][-1]['fraction'] for r in recs]
-    best = [max(e['fraction'] for e in r['curve']) for r in recs]
-    wall = [r['curve'][-1]['wall_seconds'] for r in recs]
-    return {f'{prefix}_seeds': [dict(seed=r['seed'], final=f, best=b, wall_seconds=w, curve=' '.join(
-                f"{e['fraction']:.2f}" for e in r['curve'])) for r, f, b, w in zip(recs, final, best, wall)],
-            **spread(prefix, 'final', final), **spread(prefix, 'best', best), **spread(prefix, 'wall', wall, max)}
+def judged(prefix: str, recs: list) -> dict:
+    "The speed probe's summary of an arm over the seeds under the preset's name, and each seed's figures."
+    rows = [dict(seed=r['seed'], final=r['curve'][-1]['fraction'], best=max(e['fraction'] for e in r['curve']),
+                 wall_seconds=r['curve'][-1]['wall_seconds'],
+                 curve=' '.join(f"{e['fraction']:.2f}" for e in r['curve'])) for r in recs]
+    return {f'{prefix}_by_seed': rows, **{f'{prefix}_{k}': v for k, v in summary(recs).items()}}
 
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument('--device', default='cpu', help='the records are CPU runs: another device judges nothing here')
     if p.parse_args().device != 'cpu':
         print(json.dumps(dict(presets_note='the presets are judged on the CPU (bench/bench_presets.py)'))); return
-    res = fractions('demo', records('demo', SEEDS))
+    res = judged('demo', records('demo', SEEDS))
     probe = records('probe', SEEDS)
-    res['probe_seeds'] = [dict(seed=r['seed'], classes=r['curve'][-1]['classes'],
+    res['probe_by_seed'] = [dict(seed=r['seed'], classes=r['curve'][-1]['classes'],
                                nmi_over_ceiling=r['curve'][-1]['nmi_over_ceiling'],
                                wall_seconds=r['curve'][-1]['wall_seconds']) for r in probe]
     share = lambda c: int(c.split('/')[0]) / int(c.split('/')[1])
     res['probe_classes_worst'] = min(share(r['curve'][-1]['classes']) for r in probe)
-    res.update(spread('probe', 'nmi_over_ceiling', [r['curve'][-1]['nmi_over_ceiling'] for r in probe]))
+    nmi = [r['curve'][-1]['nmi_over_ceiling'] for r in probe]
+    res.update(probe_nmi_over_ceiling_median=statistics.median(nmi), probe_nmi_over_ceiling_worst=min(nmi))
     res['probe_wall_worst'] = max(r['curve'][-1]['wall_seconds'] for r in probe)
     full = records('full-oracle', SEEDS)
-    res.update({k: v for k, v in fractions('full', full).items() if not k.startswith('full_wall')})
+    # its CVAE alone's seconds are not the preset's: those come from the whole runs below
+    res.update({k: v for k, v in judged('full', full).items() if not k.startswith(('full_wall', 'full_to_'))})
     # the whole preset (learned base) where it ran, today's and at the constant rate it had before: the same
     # fractions as its CVAE alone, its wall seconds and its base model's gap
     whole, same, curve = [], [], lambda r: [(e['step'], e['fraction']) for e in r['curve']]

@@ -55,7 +55,8 @@ def seconds_to(rec: dict, level: float):
     return next((e['wall_seconds'] for e in rec['curve'] if e['fraction'] >= level), None)
 
 def summary(recs: list) -> dict:
-    "Median and worst over seeds: seconds to each level (None where a seed never got there) and the best fraction."
+    """Median and worst over seeds: seconds to each level (None where a seed never got there), the best and the final
+    fraction (and the final one's spread, best minus worst seed), the wall seconds."""
     res = dict(seeds=len(recs))
     for lv in LEVELS:
         ts = [seconds_to(r, lv) for r in recs]
@@ -63,10 +64,10 @@ def summary(recs: list) -> dict:
         res[f'to_{lv}_median'] = statistics.median(got) if len(got) * 2 > len(ts) else None
         res[f'to_{lv}_worst'] = None if None in ts else max(got)
     best = [max(e['fraction'] for e in r['curve']) for r in recs]
+    final, wall = ([r['curve'][-1][k] for r in recs] for k in ('fraction', 'wall_seconds'))
     res.update(best_median=statistics.median(best), best_worst=min(best),
-               final_median=statistics.median(r['curve'][-1]['fraction'] for r in recs),
-               final_worst=min(r['curve'][-1]['fraction'] for r in recs),
-               wall_median=statistics.median(r['curve'][-1]['wall_seconds'] for r in recs))
+               final_median=statistics.median(final), final_worst=min(final), final_spread=max(final) - min(final),
+               wall_median=statistics.median(wall), wall_worst=max(wall))
     return res
 
 def arm_config(arm: str, seed: int) -> dict:

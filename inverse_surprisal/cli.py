@@ -38,8 +38,8 @@ def _source_args(p):
     p.add_argument('--preset', choices=sorted(PRESETS),
                    help='named configuration: demo (the whole pipeline on an 8-class task, 2 to 3 '
                         'minutes, 0.95 of the oracle information: median of seeds 0-4, worst '
-                        '0.88), full (the 12-class default task, about 12 minutes, 0.996 '
-                        '(worst 0.990)), probe (discovery of the 12 classes with the exact b*, '
+                        '0.88), full (the 12-class default task, about 12 minutes timed once, '
+                        '0.996 (worst 0.990)), probe (discovery of the 12 classes with the exact b*, '
                         'about a minute: 12 of 12 classes on each of seeds 0-4), text '
                         '(your own --data; the default with --data), tiny (seconds, for '
                         'tests); default: demo. With --family continuous, the continuous '

@@ -321,10 +321,10 @@ def load_grid(out, # the grid's folder
 
 # %% ../nbs/09d_grid.ipynb #ca912d75
 GRID_PRESET = 'demo' # the page's task and discovery settings, b = b* unless the run says learned
-# the discrete runs at 800 steps, not the preset's 600: at 600 the decoder of two of three seeds
-# is still learning the classes its code found late (gain rising by 1.7 to 2.3 nats per 100 steps
-# at the end); the continuous runs at the continuous demo's own 2000. z as a prefix: the grid was
-# measured before the demo preset placed it at the separator and y
+# the discrete runs as the grid was measured, before the demo preset placed z at the separator and
+# y with 1000 steps: z as a prefix and 800 steps (at the preset's 600 of then, the decoder of two of
+# three seeds was still learning the classes its code found late: gain rising by 1.7 to 2.3 nats
+# per 100 steps at the end); the continuous runs at the continuous demo's own 2000
 GRID_OVERRIDES = dict(discrete=dict(steps=800, model=dict(z_entry='prefix')))
 # a smoke test of the same code (`make test`, `--quick`): seconds per run, not results
 QUICK = dict(steps=16, eval_every=8, n_train=512, n_eval=200, base_steps=20,
