@@ -23,8 +23,8 @@ import torch.distributed as dist
 from torch import Tensor, nn
 from tqdm.auto import tqdm
 
+from .checks import check_choice, check_positive_number
 from .files import atomic_open
-from .losses import check_choice, check_positive_number
 from .reference import (FrozenBaseModel, eval_mode, forward_params,
                                          model_fingerprint, outside_vocabulary, score_checked,
                                          y_mask_from_labels)

@@ -18,17 +18,17 @@ import torch.distributed as dist
 import numpy as np
 
 from .cache import default_device, dist_info
+from .checks import check_positive_number
 from .config import (FAMILIES, PRESETS, RunConfig, from_dict, merge_overrides,
                                       load_config,
                                       make_config,
                                       parse_override)
 from .files import atomic_write_bytes
-from .losses import (RECON_TERMS, check_positive_number,
-                                      example_inverse_surprisal_weights,
+from .losses import (RECON_TERMS, example_inverse_surprisal_weights,
                                       fractional_decomposition, weight_health)
+from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
 from .runs import export_run
 from .score import DTYPES, score_file
-from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
 from .train import (DataError, RunDirectoryError, on_rank0,
                                      make_trainer, run_directory, share_base)
 

@@ -14,9 +14,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .checks import check_choice, check_field_types
 from .continuous_cvae import ContinuousCVAEConfig
 from .files import atomic_write_bytes
-from .losses import FLOAT32_MAX, check_choice, check_field_types
+from .losses import FLOAT32_MAX
 from .nn import CVAEArchConfig
 from .objective import ObjectiveConfig
 from .shared_discrete_cvae import SharedDiscreteCVAEConfig, SplitConfig

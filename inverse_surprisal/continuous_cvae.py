@@ -14,7 +14,7 @@ import torch
 from fastcore.basics import patch
 from torch import Tensor, nn
 
-from .losses import check_choice
+from .checks import check_choice
 from .nn import (CVAEArchConfig, check_cvae_batch, posterior_and_prior,
                                   sample_continuation, sequence_nll, split_context)
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective

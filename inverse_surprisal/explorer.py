@@ -14,8 +14,8 @@ from matplotlib.figure import Figure
 import numpy as np
 import torch
 
-from .losses import (RECON_TERMS, check_positive_number, fractional_decomposition,
-                                      weight_health)
+from .checks import check_positive_number
+from .losses import RECON_TERMS, fractional_decomposition, weight_health
 from .synthetic import SyntheticTask, matched_beta, variant_weights
 
 # %% ../nbs/11_explorer.ipynb #b9e0560f

@@ -16,7 +16,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from .losses import check_tensor, code_length_reduction, weight_health
+from .checks import check_tensor
+from .losses import code_length_reduction, weight_health
 
 # %% ../nbs/04_metrics.ipynb #6e45b994
 def information_gain(recon_nll: Tensor, # (n,) nats, the CVAE's l(x,y)

@@ -16,7 +16,8 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 from torch import Tensor, nn
 
-from .losses import check_choice, check_field_types, y_region_token_nll
+from .checks import check_choice, check_field_types
+from .losses import y_region_token_nll
 
 # %% ../nbs/05_nn.ipynb #1a703630
 def _tokens_and_blocks(m: nn.Module, vocab_size: int, max_len: int, d_model: int, n_layers: int,

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 import torch
 from torch import Tensor
 
-from .losses import (EPS_MAX, FLOAT32_MAX, RECON_TERMS, check_field_types, check_positive_number,
+from .checks import check_field_types, check_positive_number
+from .losses import (EPS_MAX, FLOAT32_MAX, RECON_TERMS,
                                       distribution_relative_reconstruction_loss,
                                       example_inverse_surprisal_weights,
                                       example_inverse_surprisal_weighted_reconstruction_loss,

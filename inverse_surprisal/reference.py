@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
-from .losses import as_y_mask, check_tensor
+from .checks import as_y_mask, check_tensor
 
 # %% ../nbs/02_reference.ipynb #3a2b75ce
 class BaseSurprisal(NamedTuple):

@@ -20,8 +20,8 @@ import torch
 from .cache import (BaseSurprisalCache, StaleCacheError, _fingerprints, _flatten,
                                      build_cache, default_device, dist_info,
                                      scoring_provenance)
+from .checks import check_choice
 from .files import atomic_open
-from .losses import check_choice
 from .reference import FrozenBaseModel
 from .text import (TextPairs, check_vocabulary, load_causal_lm, load_tokenizer,
                                     max_positions, read_pairs)

@@ -15,7 +15,7 @@ from fastcore.basics import patch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .losses import check_choice, check_field_types
+from .checks import check_choice, check_field_types
 from .nn import (AlignmentEncoder, CVAEArchConfig, check_cvae_batch,
                                   class_sequence_nll, posterior_and_prior, sample_continuation,
                                   sequence_nll, split_context)

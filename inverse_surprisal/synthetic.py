@@ -14,8 +14,8 @@ import torch
 from fastcore.basics import patch
 from torch import Tensor
 
-from .losses import (RECON_TERMS, check_positive_number,
-                                      example_inverse_surprisal_weights,
+from .checks import check_positive_number
+from .losses import (RECON_TERMS, example_inverse_surprisal_weights,
                                       token_surprisal_share_weights)
 
 # %% ../nbs/03_synthetic.ipynb #357d2f1d

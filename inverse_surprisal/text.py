@@ -17,7 +17,7 @@ from pathlib import Path
 
 import torch
 
-from .losses import check_choice
+from .checks import check_choice
 from .reference import check_causal, vocabulary_size
 
 # %% ../nbs/03a_text.ipynb #f46e7934
