@@ -9,7 +9,7 @@ from pathlib import Path
 import torch, tokenizers, transformers
 from inverse_surprisal.config import make_config
 from inverse_surprisal.text import TextPairs, collate, read_pairs
-from inverse_surprisal.train import make_trainer
+from inverse_surprisal.text_train import make_trainer
 
 N, STEPS, SEED = (int(a) for a in (sys.argv[1:] + ['4000', '150', '0'][len(sys.argv) - 1:])[:3])
 WORK = Path(__file__).parent / 'probe_text'

@@ -18,9 +18,9 @@ import numpy as np
 import torch
 
 from .cache import (BaseSurprisalCache, StaleCacheError, _fingerprints, _flatten,
-                                     build_cache, default_device, dist_info,
-                                     scoring_provenance)
+                                     build_cache, scoring_provenance)
 from .checks import check_choice
+from .distributed import default_device, dist_info
 from .files import atomic_open
 from .reference import FrozenBaseModel
 from .text import (TextPairs, check_vocabulary, load_causal_lm, load_tokenizer,

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from inverse_surprisal.grid import GRID_PRESET, QUICK, GridRun, run_grid
-from inverse_surprisal.train import RunDirectoryError
+from inverse_surprisal.run_dir import RunDirectoryError
 
 RUNS = [GridRun('discrete', 'plain'), GridRun('discrete', 'example', 1.0), GridRun('continuous', 'plain')]
 SCRIPT = ("import sys; from inverse_surprisal.grid import *; "

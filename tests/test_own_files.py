@@ -29,7 +29,7 @@ def refused(res, *words):
 # 1. two processes on one --out
 
 def test_a_held_run_directory_refuses_a_second_process(tmp_path):
-    from inverse_surprisal.train import run_directory
+    from inverse_surprisal.run_dir import run_directory
     out = tmp_path / 'run'
     with run_directory(out):
         refused(run(*CLI, *TINY, '--out', out, check=False), 'in use by process', str(os.getpid()), socket.gethostname())
@@ -125,7 +125,7 @@ def test_check_causal(saved):
 
 def test_duplicate_pairs_stay_together(saved, tmp_path):
     from inverse_surprisal.config import make_config
-    from inverse_surprisal.train import make_trainer
+    from inverse_surprisal.text_train import make_trainer
     lines = (saved / 'pairs.jsonl').read_text().splitlines()
     data = tmp_path / 'dup.jsonl'; data.write_text('\n'.join(lines + [lines[0]] * 30) + '\n')
     cfg = make_config('text', dict(data=dict(path=str(data), base_model=str(saved / 'base'), eval_fraction=0.25)))

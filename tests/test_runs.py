@@ -9,7 +9,7 @@ from runs import BIN, run
 from inverse_surprisal.config import make_config, merge_overrides
 from inverse_surprisal.runs import EXPORT_COLUMNS, encode, load_run
 from inverse_surprisal.text import read_pairs
-from inverse_surprisal.train import make_trainer
+from inverse_surprisal.text_train import make_trainer
 
 transformers = pytest.importorskip('transformers')
 pq = pytest.importorskip('pyarrow.parquet')
