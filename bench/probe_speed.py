@@ -7,11 +7,10 @@ is refused. Prints per arm the median and worst over its seeds of the seconds to
 information (None: not reached) and of the best fraction. `--quick` runs the same code on the tiny preset (make test),
 not results."""
 import argparse, json, shutil, statistics, subprocess, sys
-from dataclasses import asdict
 from functools import reduce
 from pathlib import Path
 
-from inverse_surprisal.config import make_config, merge_overrides, parse_override
+from inverse_surprisal.config import RunConfig, config_diff, from_dict, make_config, merge_overrides, parse_override
 
 HERE = Path(__file__).resolve().parent
 # (preset, --set overrides): today's presets, then one change at a time
@@ -70,18 +69,18 @@ def summary(recs: list) -> dict:
                wall_median=statistics.median(wall), wall_worst=max(wall))
     return res
 
-def arm_config(arm: str, seed: int) -> dict:
+def arm_config(arm: str, seed: int) -> RunConfig:
     "The whole configuration the arm trains on `seed` today, as the command line builds it (a preset changes under it)."
     preset, sets = ARMS[arm]
     over = reduce(merge_overrides, [parse_override(s) for s in sets], dict(seed=seed))
-    return json.loads(json.dumps(asdict(make_config(preset, over))))
+    return make_config(preset, over)
 
 def load(f: Path, arm: str, seed: int) -> dict:
-    "A finished piece's record; one made with other settings than the arm's today is refused."
+    """A finished piece's record; one made with other settings than the arm's today is refused (a setting added
+    since, at its default, is the same run)."""
     rec = json.loads(f.read_text())
-    now, was = arm_config(arm, seed), rec.get('config') or {}
-    if was != now:
-        diff = sorted(k for k in set(now) | set(was) if now.get(k) != was.get(k))
+    if 'config' not in rec: raise ValueError(f"{f} records no configuration: delete it to train it again")
+    if diff := config_diff(from_dict(RunConfig, rec['config']), arm_config(arm, seed)):
         raise ValueError(f"{f} was made with other settings than the arm {arm} ({ARMS[arm]}) trains today "
                          f"(they differ in {diff}): delete it to train it again")
     return rec

@@ -240,7 +240,7 @@ class CVAEArchConfig:
     # the alignment head reads a noise floor from the context (see `AlignmentHead`)
     head_context_gate: bool=False
     # the alignment head's token maps move with z (see `AlignmentHead`)
-    head_latent_maps: bool=False
+    latent_maps: bool=False
 
     def check_variable_length(self): # padded text pairs need blocks that read any y region
         """Raise if a block needs the synthetic task's fixed y region (the alignment encoder or
@@ -268,7 +268,7 @@ def _check_ints(self: CVAEArchConfig,
     check_choice('posterior_encoder', self.posterior_encoder, ('alignment', 'transformer'))
     check_choice('z_entry', self.z_entry, ('prefix', 'y'))
     check_choice('aux_head', self.aux_head, ('alignment', 'bow'))
-    for name in ('head_context_gate', 'head_latent_maps'):
+    for name in ('head_context_gate', 'latent_maps'):
         if getattr(self, name) and self.aux_head != 'alignment':
             raise ValueError(f"{name} needs aux_head='alignment'")
     if 'alignment' in (self.posterior_encoder, self.aux_head):
@@ -568,4 +568,4 @@ def make_aux_head(self: CVAEArchConfig,
         return BagOfWordsHead(in_dim, self.vocab_size)
     return AlignmentHead(in_dim, self.vocab_size, self.seq_len, self.y_len, self.n_relations,
                          n_classes=n_classes,
-                         context_gate=self.head_context_gate, latent_maps=self.head_latent_maps)
+                         context_gate=self.head_context_gate, latent_maps=self.latent_maps)

@@ -84,7 +84,7 @@ def reconstruction_term(cfg: ObjectiveConfig, # the objective: which term, eps, 
     if cfg.recon == 'example':
         b = need('base_surprisal', base_surprisal)
         term = example_inverse_surprisal_weighted_reconstruction_loss(recon_nll, b, cfg.eps, 'none')
-        return term, 1 / (b.detach().to(ones) + cfg.eps)
+        return term, example_inverse_surprisal_weights(b.detach().to(ones), cfg.eps)
     if cfg.recon == 'distribution':
         m = need('base_mean', base_mean)
         return distribution_relative_reconstruction_loss(recon_nll, m, 'none'), ones / float(m)

@@ -22,7 +22,7 @@ def test_speed_pieces_are_written_skipped_and_checked(tmp_path, capsys):
     ps.main(['--quick', '--out', str(tmp_path)])                   # skipped: not trained again
     assert f.stat().st_mtime_ns == before and json.loads(capsys.readouterr().out) == table
     rec['config']['steps'] = 99; f.write_text(json.dumps(rec))       # as if the preset had changed since
-    with pytest.raises(ValueError, match=r"made with other settings .* differ in \['steps'\]"):
+    with pytest.raises(ValueError, match=r"made with other settings .* differ in \['steps: 99 -> "):
         ps.main(['--quick', '--out', str(tmp_path)])
 
 def test_seed_diagnosis_reads_the_run(tmp_path, capsys):
