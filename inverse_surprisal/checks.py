@@ -29,6 +29,7 @@ def first_bad_index(bad: Tensor) -> list:
     "Index (as a list) of the first True entry of `bad`."
     return bad.nonzero()[0].tolist()
 
+# %% ../nbs/00a_checks.ipynb #ab568329
 def _refuse(name, t, bad, expected):
     """Raise naming `t`'s first element where `bad` holds, its value and index, and what was
     `expected`."""

@@ -368,6 +368,7 @@ def save_config(cfg: RunConfig, # the resolved configuration
     "Write the resolved configuration as JSON (atomically)."
     atomic_write_bytes(Path(path), (json.dumps(asdict(cfg), indent=1) + '\n').encode())
 
+# %% ../nbs/09_config.ipynb #165603a6
 def load_config(path, # a JSON file written by `save_config`
                ) -> RunConfig:
     "Read a configuration written by `save_config`, validating every field; errors name the file."

@@ -118,6 +118,7 @@ def dataset_base_mean(base_surprisal: Tensor, # (n,) nats, b over the whole trai
         raise ValueError("base_surprisal must hold at least one example, got none")
     return check_positive_number('base_mean', base_surprisal.detach().double().mean())
 
+# %% ../nbs/01_losses.ipynb #ad1cadfc
 def distribution_relative_reconstruction_loss(
     recon_nll: Tensor, # (bs,) nats summed over y tokens
     base_mean: float, # E_D[b] > 0, a frozen dataset constant (see `dataset_base_mean`)
@@ -129,14 +130,6 @@ def distribution_relative_reconstruction_loss(
     return reduce_loss(recon_nll / check_positive_number('base_mean', base_mean), reduction)
 
 # %% ../nbs/01_losses.ipynb #be921dce
-def _check_token_terms(name, values, y_mask):
-    """`y_mask` as bool, after checking `values` (bs,T) is finite on y (values outside y are
-    ignored)."""
-    check_tensor(name, values, ndim=2); check_nonempty(name, values)
-    y_mask = as_y_mask(y_mask, values.shape)
-    check_nonnegative(name, values.detach().masked_fill(~y_mask, 0))
-    return y_mask
-
 def token_surprisal_share_weights(base_token_surprisal: Tensor, # (bs,T) base-model nats per token
                                   y_mask: Tensor, # (bs,T) bool, True on y tokens
                                   mix: float=1.0, # in [0,1]: 1 pure shares, 0 uniform
@@ -149,6 +142,15 @@ def token_surprisal_share_weights(base_token_surprisal: Tensor, # (bs,T) base-mo
     n, total = y_mask.sum(1, keepdim=True), s.sum(1, keepdim=True)
     share = torch.where(total > 0, n * s / torch.where(total > 0, total, 1), 1.0)
     return (mix * share + (1 - mix)).masked_fill(~y_mask, 0)
+
+# %% ../nbs/01_losses.ipynb #7a7f58a4
+def _check_token_terms(name, values, y_mask):
+    """`y_mask` as bool, after checking `values` (bs,T) is finite on y (values outside y are
+    ignored)."""
+    check_tensor(name, values, ndim=2); check_nonempty(name, values)
+    y_mask = as_y_mask(y_mask, values.shape)
+    check_nonnegative(name, values.detach().masked_fill(~y_mask, 0))
+    return y_mask
 
 # %% ../nbs/01_losses.ipynb #8a9d55fd
 def token_surprisal_share_reconstruction_loss(
@@ -172,6 +174,7 @@ def code_length_reduction(recon_nll: Tensor, # (bs,) nats, l
     _check_example_terms(recon_nll, base_surprisal)
     return base_surprisal.detach() - recon_nll.detach()
 
+# %% ../nbs/01_losses.ipynb #3a4b8c9c
 def fractional_gain(recon_nll: Tensor, # (bs,) nats, l
                     base_surprisal: Tensor, # (bs,) nats, b
                     eps: float=0.0, # >= 0; with 0 every b must be > 0
@@ -193,6 +196,7 @@ def effective_beta(beta: float, # >= 0, the KL weight
     beta = check_positive_number('beta', beta, allow_zero=True)
     return beta / example_inverse_surprisal_weights(base_surprisal, eps)
 
+# %% ../nbs/01_losses.ipynb #1b592a49
 def bits_back_efficiency(recon_nll: Tensor, # (bs,) nats, l
                          base_surprisal: Tensor, # (bs,) nats, b
                          kl: Tensor, # (bs,) nats, K = KL(q(z|x,y) || p(z|x)), > 0

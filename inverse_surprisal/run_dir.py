@@ -25,7 +25,9 @@ from .config import RunConfig, config_diff, load_config
 from .files import atomic_write_bytes
 
 # %% ../nbs/09a_run_dir.ipynb #20bb12c7
-def rng_state(data_gen: torch.Generator) -> dict:
+def rng_state(data_gen: torch.Generator, # the run's batch generator
+             ) -> dict:
+    "Every random stream's state (torch's, the batch generator's, Python's, numpy's) as tensors and numbers."
     np_state = np.random.get_state()
     return dict(torch=torch.get_rng_state(), data=data_gen.get_state(),
                 python=list(random.getstate()[1]),
@@ -33,7 +35,11 @@ def rng_state(data_gen: torch.Generator) -> dict:
                 numpy_keys=torch.from_numpy(np_state[1].astype(np.int64)),
                 numpy_pos=int(np_state[2]))
 
-def set_rng_state(s: dict, data_gen: torch.Generator):
+# %% ../nbs/09a_run_dir.ipynb #76f24036
+def set_rng_state(s: dict, # as `rng_state` gave it
+                  data_gen: torch.Generator, # the run's batch generator
+                 ):
+    "Put every random stream back where `rng_state` found it."
     torch.set_rng_state(s['torch']); data_gen.set_state(s['data'])
     random.setstate((s['python_version'], tuple(s['python']), None))
     np.random.set_state(('MT19937', s['numpy_keys'].numpy().astype(np.uint32),
@@ -56,6 +62,7 @@ def _split_tensors(obj, name: str, tensors: dict):
         return {type(obj).__name__: [_split_tensors(v, at(i), tensors) for i, v in enumerate(obj)]}
     return dict(value=obj)
 
+# %% ../nbs/09a_run_dir.ipynb #516bd2a1
 def _join_tensors(skeleton: dict, tensors: dict):
     "The object `_split_tensors` took apart."
     (kind, v), = skeleton.items()
@@ -75,6 +82,7 @@ def _state_digest(skeleton: str, # the state's structure, as JSON
         h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
     return h.hexdigest()
 
+# %% ../nbs/09a_run_dir.ipynb #a68a1963
 def save_checkpoint(path, # the file (a .safetensors)
                     **state, # what to store, by name: tensors, numbers, strings, lists and dicts of them
                    ) -> None:
@@ -90,6 +98,7 @@ def _safetensors_metadata(raw: bytes) -> dict:
     n = int.from_bytes(raw[:8], 'little')
     return json.loads(raw[8:8 + n])['__metadata__']
 
+# %% ../nbs/09a_run_dir.ipynb #e8d431cc
 def load_checkpoint(path, # a file written by `save_checkpoint`
                    ) -> dict:
     "Read a checkpoint, checking its digest; nothing is unpickled."

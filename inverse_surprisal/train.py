@@ -231,22 +231,27 @@ class LogLines:
 # %% ../nbs/09b_train.ipynb #8066faf2
 @patch
 def _log(self: Trainer, record: dict):
+    "Append `record` to the run's log as a JSON line (rank 0), and to TensorBoard when it is on."
     if self.rank == 0:
         with open(self.out / 'metrics.jsonl', 'a') as f: f.write(json.dumps(record) + '\n')
         if self._tb is not None: _add_scalars(self._tb, record)
 
+# %% ../nbs/09b_train.ipynb #7a22da34
 @patch
 def _bar(self: Trainer, total, desc):
+    "Progress over `total` steps: tqdm on a terminal, `LogLines` otherwise, nothing off rank 0."
     show = self.progress and self.rank == 0
     if show and not sys.stderr.isatty(): return LogLines(total, desc, every=self.cfg.log_every)
     return tqdm(total=total, desc=desc, disable=not show, leave=False)
 
+# %% ../nbs/09b_train.ipynb #007244e9
 # bf16 autocast of the forward passes when the configuration asks for it; losses stay float32
 @patch
 def _autocast(self: Trainer):
     return torch.autocast(self.device.type, dtype=torch.bfloat16,
                           enabled=self.cfg.precision == 'bf16')
 
+# %% ../nbs/09b_train.ipynb #1b5e0864
 @patch
 @contextmanager
 def _held_out_mode(self: Trainer, model: nn.Module):
@@ -264,6 +269,7 @@ def _add_scalars(writer, record: dict):
         if k not in ('phase', 'step') and isinstance(v, (int, float)) and not isinstance(v, bool):
             writer.add_scalar(f"{record['phase']}/{k}", v, record['step'])
 
+# %% ../nbs/09b_train.ipynb #d0663da0
 @patch
 def _tensorboard_from_log(self: Trainer):
     "Rank 0: the event files written afresh from metrics.jsonl; later records follow as logged."
@@ -397,6 +403,12 @@ def seeded_cvae(self: Trainer,
         model.objective = matched_objective(self.cfg.objective, b['train'][0], b['base_mean'])
     return model
 
+# %% ../nbs/09b_train.ipynb #a85b888b
+@patch
+def _optimizer(self: Trainer, model: nn.Module) -> torch.optim.Optimizer:
+    "Adam over the CVAE's parameters at the run's learning rate."
+    return torch.optim.Adam(model.parameters(), lr=self.cfg.lr)
+
 # %% ../nbs/09b_train.ipynb #06b9f120
 @patch
 def _start_cvae(self: Trainer, resume: bool,
@@ -416,11 +428,6 @@ def _start_cvae(self: Trainer, resume: bool,
     if self.rank == 0: truncate_log(self.out / 'metrics.jsonl', c['step'])
     return model, opt, gen, c['step'], json.loads(c['evals']), c['wall_seconds']
 
-@patch
-def _optimizer(self: Trainer, model: nn.Module) -> torch.optim.Optimizer:
-    "Adam over the CVAE's parameters at the run's learning rate."
-    return torch.optim.Adam(model.parameters(), lr=self.cfg.lr)
-
 # %% ../nbs/09b_train.ipynb #68203499
 def cvae_lr_factor(cfg: RunConfig, # its lr_schedule, lr_final and steps
                    step: int, # the CVAE's training step, from 0
@@ -430,6 +437,7 @@ def cvae_lr_factor(cfg: RunConfig, # its lr_schedule, lr_final and steps
     cos = 0.5 * (1 + math.cos(math.pi * step / max(1, cfg.steps - 1)))
     return cfg.lr_final + (1 - cfg.lr_final) * cos
 
+# %% ../nbs/09b_train.ipynb #f720c866
 def _set_lr(opt: torch.optim.Optimizer, factor: float):
     """Each parameter group at `factor` times its peak learning rate (kept in the group: a
     checkpoint carries it)."""
