@@ -31,6 +31,7 @@ from .reference import (FrozenBaseModel, eval_mode, forward_params,
 # %% ../nbs/02a_cache.ipynb #db6ec2ea
 def _is_tensor(t) -> bool: return type(t) is Tensor or isinstance(t, Tensor)
 
+# %% ../nbs/02a_cache.ipynb #30aca11f
 def _example_fields(item, position) -> tuple:
     """(input_ids, y_mask) of one dataset item: a mapping with `input_ids` and `y_mask` or Hugging
     Face-style `labels` (-100 off y), and an optional `attention_mask` whose 0s (padding) are
@@ -69,6 +70,7 @@ class _Flat(NamedTuple):
     starts: Tensor # (n,) int64
     lengths: Tensor # (n,) int64
 
+# %% ../nbs/02a_cache.ipynb #3fcb8bd1
 def _item_at(flat: _Flat, bad: Tensor) -> tuple: # (item i, position t in it)
     "Where the first True of `bad` (N,), a condition over the examples laid end to end, lies."
     k = bad.nonzero()[0].item()
@@ -119,6 +121,7 @@ def _key(head, row: np.ndarray) -> bytes: # 16 bytes
     packed y bits."""
     h = head.copy(); h.update(row); return h.digest()[:16]
 
+# %% ../nbs/02a_cache.ipynb #0dc8fc6d
 def _fingerprints(flat: _Flat) -> list: # n keys of 16 bytes
     """Every example's content key (see `example_fingerprint`), gathered into numpy once per
     length, not once per example."""
@@ -142,9 +145,11 @@ class CacheError(ValueError):
 class StaleCacheError(CacheError):
     "A cache written under another provenance (another model, or other scoring settings)."
 
+# %% ../nbs/02a_cache.ipynb #028da840
 def _aligned(n): return -(-n // _ALIGN) * _ALIGN
 def _bytes_of(a: np.ndarray): return memoryview(np.ascontiguousarray(a)).cast('B')
 
+# %% ../nbs/02a_cache.ipynb #6f74b67f
 def _sha256_chunked(a: np.ndarray, chunk=1 << 26) -> str:
     h, mv = hashlib.sha256(), _bytes_of(a)
     for s in range(0, mv.nbytes, chunk): h.update(mv[s:s + chunk])
@@ -245,6 +250,7 @@ def find(self: BaseSurprisalCache,
     found = (self.keys[rows] == keys) if len(self.keys) else np.zeros(len(keys), bool)
     return np.where(found, rows, -1)
 
+# %% ../nbs/02a_cache.ipynb #2b164655
 @patch
 def rows(self: BaseSurprisalCache, fingerprints, # m example fingerprints, every one in the cache
         ) -> np.ndarray: # (m,) their rows
@@ -264,6 +270,7 @@ def lookup(self: BaseSurprisalCache, fingerprints, # m example fingerprints, eve
     "Base surprisal b of each example."
     return torch.from_numpy(np.asarray(self.b[self.rows(fingerprints)]))
 
+# %% ../nbs/02a_cache.ipynb #228159d1
 @patch
 def token_surprisal(self: BaseSurprisalCache, fingerprint: bytes, # one example's fingerprint
                    ) -> Tensor: # (n_y,) float32
@@ -271,6 +278,7 @@ def token_surprisal(self: BaseSurprisalCache, fingerprint: bytes, # one example'
     r = self.rows([fingerprint])[0]
     return torch.from_numpy(np.array(self.token[self.offsets[r]:self.offsets[r + 1]]))
 
+# %% ../nbs/02a_cache.ipynb #52b20d98
 @patch
 def base_mean(self: BaseSurprisalCache,
               fingerprints=None, # the examples to average over; every cached one when None
@@ -289,6 +297,7 @@ class ScoredExamples(NamedTuple):
     offsets: np.ndarray # (n+1,) int64: the y tokens of example i are token[offsets[i]:offsets[i+1]]
     token: np.ndarray # (N,) float32 surprisal of every y token
 
+# %% ../nbs/02a_cache.ipynb #6ed3b569
 def _pad_batch(flat: _Flat, # the examples end to end (`_flatten`)
                rows: Tensor, # (B,) int64 the examples of the batch
                pad_id: int, # the id written after each example's end

@@ -29,6 +29,7 @@ class BaseSurprisal(NamedTuple):
     b: Tensor # (bs,) b(x,y), summed over the y tokens
     token: Tensor # (bs,T) surprisal of each y token, 0 elsewhere
 
+# %% ../nbs/02_reference.ipynb #a5082a30
 def y_mask_from_labels(labels: Tensor, # (bs,T) or (T,) Hugging Face labels: scored token, else -100
                        input_ids: Tensor, # the same shape: the tokens the model reads
                       ) -> Tensor: # bool, True where labels is not -100
@@ -85,6 +86,7 @@ def _logits_of(out, shape) -> Tensor:
                          f"({shape[0]}, {shape[1]}, V)")
     return logits
 
+# %% ../nbs/02_reference.ipynb #619910bc
 def _y_span(y_mask: Tensor) -> tuple:
     "[lo, hi): the columns from the batch's first y token to its last, inclusive."
     cols = y_mask.any(0).nonzero()
@@ -143,6 +145,7 @@ def vocabulary_size(model: nn.Module, # a causal LM
     return (emb.num_embeddings if isinstance(emb, nn.Embedding)
             else getattr(getattr(model, 'config', None), 'vocab_size', None))
 
+# %% ../nbs/02_reference.ipynb #50e4818a
 def outside_vocabulary(model: nn.Module, # a causal LM
                        ids: Tensor, # token ids of any shape
                       ) -> tuple: # (V, bool mask of the ids outside [0, V)), or None: all inside
@@ -162,6 +165,7 @@ def _check_ids_in_vocabulary(model: nn.Module, input_ids: Tensor):
                          f"{input_ids[bad][0].item()} at (example, position) "
                          f"{bad.nonzero()[0].tolist()}")
 
+# %% ../nbs/02_reference.ipynb #4c16617b
 def forward_params(model: nn.Module, # a model, or a wrapper passing keywords on to `.model`
                   ) -> dict: # parameter name -> inspect.Parameter
     """The parameters of `model.forward`, seen through a wrapper that passes keywords on
