@@ -59,7 +59,7 @@ def diagnose(tr) -> dict:
     decoder = lambda z: sequence_nll(m.decoder, ds.input_ids, ds.y_mask, m.to_prefix(z)[:, None])[0].mean().item()
     head = lambda z: m.aux_head(z, ds.input_ids, ds.y_mask).mean().item()
     f = ds.batch.factors
-    joint = f[:, 0] * task.n_rotations + f[:, 1]
+    joint = task.joint_class(f)
     h = len(mu_q) // 2
     near = torch.cdist(mu_q[h:], mu_q[:h]).topk(5, largest=False).indices
     pred = torch.mode(joint[:h][near], 1).values

@@ -28,7 +28,7 @@ def diagnose(run: Path) -> dict:
     r = load_run(run, device='cpu')
     model, ds, task = r.model, r.held_out, r.held_out.task
     x, y, f = ds.batch.x, ds.batch.y, ds.batch.factors
-    true = f[:, 0] * task.n_rotations + f[:, 1]
+    true = task.joint_class(f)
     l_c = model._per_class(ds.input_ids, ds.y_mask)[0].double()             # (n, K) the decoder's NLL per code
     log_q = model.joint_log_prob(model.posterior(ds.input_ids)).double()    # (n, K)
     code = log_q.argmax(1)

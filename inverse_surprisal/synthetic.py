@@ -28,6 +28,7 @@ class SyntheticBatch(NamedTuple):
     factors: Tensor # (n, 2) long: (transform index, rotation)
     difficulty: Tensor # (n,) long difficulty index d
 
+# %% ../nbs/03_synthetic.ipynb #4bfd2e27
 def _apply_transform(name: str, content: Tensor, vocab_size: int) -> Tensor:
     "One of TRANSFORMS applied to content (..., L)."
     if name == 'identity': return content
@@ -104,6 +105,7 @@ def _clean_targets(task: SyntheticTask, content: Tensor) -> Tensor:
     u = per_t[:, :, rot]
     return u.reshape(len(content), task.n_classes, L)
 
+# %% ../nbs/03_synthetic.ipynb #1d593583
 @patch
 def sample(self: SyntheticTask, n: int, # examples
            seed: int, # the batch is a function of the seed alone
@@ -122,6 +124,14 @@ def sample(self: SyntheticTask, n: int, # examples
     y = torch.where(noisy, torch.randint(0, self.vocab_size, (n, self.length), generator=g), u)
     x = torch.cat([(self.vocab_size + d)[:, None], content], 1)
     return SyntheticBatch(x, y, self.factor_grid[c], d)
+
+# %% ../nbs/03_synthetic.ipynb #aa8bee9f
+@patch
+def joint_class(self: SyntheticTask,
+                factors: Tensor, # (n, 2) long: (transform index, rotation), as a batch holds them
+               ) -> Tensor: # (n,) long: the row of `factor_grid`, the class c
+    "The joint class $c$ of each example's hidden factors."
+    return factors[:, 0] * self.n_rotations + factors[:, 1]
 
 # %% ../nbs/03_synthetic.ipynb #a8593183
 def _check_xy(task, x, y):
@@ -151,6 +161,7 @@ def conditional_token_nll(self: SyntheticTask,
     V = self.vocab_size
     return -torch.where(match, torch.log1p(-eta + eta / V), torch.log(eta / V))
 
+# %% ../nbs/03_synthetic.ipynb #5b3cf7e0
 @patch
 def conditional_nll(self: SyntheticTask,
                     x: Tensor, # (n, L+1) the difficulty tag, then the content
@@ -164,6 +175,7 @@ def conditional_nll(self: SyntheticTask,
 def _log_prior(self: SyntheticTask):
     return torch.full((self.n_classes,), -math.log(self.n_classes), dtype=torch.float64)
 
+# %% ../nbs/03_synthetic.ipynb #3180dde1
 @patch
 def marginal_nll(self: SyntheticTask,
                  x: Tensor, # (n, L+1) the difficulty tag, then the content
@@ -172,6 +184,7 @@ def marginal_nll(self: SyntheticTask,
     "The exact base surprisal $b^*(x,y) = -\\log\\sum_c p(c)\\,p(y\\mid x,c)$."
     return -torch.logsumexp(self._log_prior() - self.conditional_nll(x, y), 1)
 
+# %% ../nbs/03_synthetic.ipynb #f63cee7b
 @patch
 def posterior(self: SyntheticTask,
               x: Tensor, # (n, L+1) the difficulty tag, then the content
@@ -193,6 +206,7 @@ def token_marginal_nll(self: SyntheticTask,
     log_joint = torch.logsumexp(cum, -1)
     return -torch.diff(log_joint, dim=1, prepend=torch.zeros(len(x), 1, dtype=log_joint.dtype))
 
+# %% ../nbs/03_synthetic.ipynb #ad01ccc1
 @patch
 def information(self: SyntheticTask,
                 x: Tensor, # (n, L+1) the difficulty tag, then the content
@@ -212,6 +226,7 @@ class TemperedPosterior(NamedTuple):
     reconstruction: Tensor # (n,) E_q*[-log p(y|x,c)] nats
     gain: Tensor # (n,) b* - reconstruction
 
+# %% ../nbs/03_synthetic.ipynb #b707aec4
 def _weights_per_token(weight, n: int, L: int) -> Tensor: # (n, L) float64
     "A number, (n,) example weights or (n, L) token weights, checked, as (n, L) token weights."
     w = torch.as_tensor(weight, dtype=torch.float64)
@@ -302,6 +317,7 @@ def model_inputs(self: SyntheticTask,
     y_mask = torch.zeros(ids.shape, dtype=torch.bool); y_mask[:, -self.length:] = True
     return ids, y_mask
 
+# %% ../nbs/03_synthetic.ipynb #c681f50a
 class SyntheticDataset(torch.utils.data.Dataset):
     """`n` examples of a task drawn from `seed`, as dicts of model inputs, factors and oracle
     quantities."""

@@ -550,7 +550,7 @@ def evaluate(self: Trainer,
                base_gap_per_token=base_gap_per_token(b_eval[0].double(), b_star, task.length))
     res['efficiency'] = res['information_gain'] / res['kl'] if res['kl'] > 0 else None
     f = ds.batch.factors
-    joint_f = f[:, 0] * task.n_rotations + f[:, 1]                   # the row of task.factor_grid
+    joint_f = task.joint_class(f)
     res['n_classes'] = task.n_classes
     oracle_map = task.posterior(ds.batch.x, ds.batch.y).argmax(1)
     res['nmi_joint_ceiling'] = normalized_mutual_information(oracle_map, joint_f)
@@ -607,7 +607,7 @@ def per_example(self: Trainer) -> dict:
     res = dict(base_surprisal=b['eval'][0], oracle_base_surprisal=ds.oracle_base_surprisal,
                recon_nll=out.recon_nll, kl=out.kl, weights=out.weights,
                information=task.information(ds.batch.x, ds.batch.y),
-               true_class=f[:, 0] * task.n_rotations + f[:, 1])
+               true_class=task.joint_class(f))
     if self.cfg.model.family == 'discrete':
         res['code'] = self.model.joint_class([lq.argmax(1) for lq in out.extras['log_q']])
     return res
