@@ -26,6 +26,7 @@ def information_gain(recon_nll: Tensor, # (n,) nats, the CVAE's l(x,y)
     "Nats saved by the model's latent against the exact z-free code length."
     return code_length_reduction(recon_nll, oracle_base_surprisal)
 
+# %% ../nbs/04_metrics.ipynb #a0dd16ca
 def base_gap_per_token(base_surprisal: Tensor, # (n,) nats from a learned base model
                        oracle_base_surprisal: Tensor, # (n,) nats, b*
                        n_tokens: int, # y tokens per example
@@ -51,6 +52,7 @@ def _as_probs(code, n=None) -> Tensor:
                          f"got shape {tuple(code.shape)}")
     return code.double()
 
+# %% ../nbs/04_metrics.ipynb #6228a7b4
 def joint_table(code: Tensor, # (n,) labels or (n, K) probabilities
                 factor: Tensor, # (n,) integer factor values
                ) -> Tensor: # (K, F) joint probabilities
@@ -64,6 +66,7 @@ def joint_table(code: Tensor, # (n,) labels or (n, K) probabilities
         raise ValueError("factor must hold nonnegative integers")
     return q.T @ torch.nn.functional.one_hot(factor.long()).double() / len(q)
 
+# %% ../nbs/04_metrics.ipynb #3fc5549a
 def _entropy(p: Tensor) -> float: return -(p[p > 0] * p[p > 0].log()).sum().item()
 
 # %% ../nbs/04_metrics.ipynb #a59eb787
@@ -76,6 +79,7 @@ def mutual_information(code: Tensor, # (n,) labels or (n, K) probabilities
     nz = j > 0
     return max(0.0, (j[nz] * (j[nz].log() - (pz * pf)[nz].log())).sum().item())
 
+# %% ../nbs/04_metrics.ipynb #b56f7c67
 def normalized_mutual_information(code: Tensor, # (n,) labels or (n, K) probabilities
                                   factor: Tensor, # (n,) factor values, not all equal
                                  ) -> float: # in [0, 1]
@@ -134,6 +138,7 @@ def matched_accuracy(code: Tensor, # (n,) labels or (n, K) probabilities
     pairs = linear_assignment(-j)
     return float(j[pairs[:, 0], pairs[:, 1]].sum())
 
+# %% ../nbs/04_metrics.ipynb #0c142462
 def mig(codes: list, # categorical codes, each (n,) labels or (n, K) probabilities
         factors: Tensor, # (n, F) factor values, one column per factor
        ) -> float: # in [0, 1]
@@ -246,6 +251,7 @@ def decoder_uses_z(recon_nll_fn, # callable: latents (n, ...) -> (n,) reconstruc
     perm = torch.randperm(len(z), generator=torch.Generator().manual_seed(seed))
     return (recon_nll_fn(z[perm]).double() - recon_nll_fn(z).double()).mean().item()
 
+# %% ../nbs/04_metrics.ipynb #8601ffcc
 def by_difficulty(values: Tensor, # (n,) a per-example metric
                   difficulty: Tensor, # (n,) difficulty index of each example
                  ) -> dict: # {difficulty: mean}
@@ -261,6 +267,7 @@ def _decoder_and_code(l: Tensor, l0: Tensor, b: Tensor) -> dict:
     return dict(marginal_nll=l0.mean().item(), decoder_vs_base=(b - l0).mean().item(),
                 code_contribution=(l0 - l).mean().item())
 
+# %% ../nbs/04_metrics.ipynb #49896ce4
 def own_data_summary(recon_nll: Tensor, # (n,) nats, l of the CVAE on held-out pairs
                      kl: Tensor, # (n,) nats, KL(q(z|x,y) || p(z|x))
                      base_surprisal: Tensor, # (n,) nats, b from the base model, > 0

@@ -26,6 +26,14 @@ from .reference import FrozenBaseModel
 from .text import (TextPairs, check_vocabulary, load_causal_lm, load_tokenizer,
                                     max_positions, read_pairs)
 
+# %% ../nbs/03b_score.ipynb #f25860fe
+def _pyarrow():
+    try: import pyarrow, pyarrow.parquet
+    except ImportError:
+        raise ValueError("--out *.parquet needs pyarrow: pip install 'inverse_surprisal[hf]', or "
+                         "write .jsonl or .csv") from None
+    return pyarrow, pyarrow.parquet
+
 # %% ../nbs/03b_score.ipynb #4cb20f18
 SCORE_FORMATS = ('.parquet', '.jsonl', '.csv') # the table's formats, by the file's extension
 
@@ -45,13 +53,6 @@ def check_table_path(out, # where the table goes: a .parquet, .jsonl or .csv fil
         raise ValueError(f"--out {out}: cannot write in {out.parent} ({e.strerror})") from None
     if out.suffix.lower() == '.parquet': _pyarrow()
     return out
-
-def _pyarrow():
-    try: import pyarrow, pyarrow.parquet
-    except ImportError:
-        raise ValueError("--out *.parquet needs pyarrow: pip install 'inverse_surprisal[hf]', or "
-                         "write .jsonl or .csv") from None
-    return pyarrow, pyarrow.parquet
 
 # %% ../nbs/03b_score.ipynb #e8904a83
 def score_table(cache: BaseSurprisalCache, # holds every pair of `data`
@@ -75,6 +76,7 @@ def score_table(cache: BaseSurprisalCache, # holds every pair of `data`
 def _plain(columns: dict) -> dict: # column name -> list of Python numbers and strings
     return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in columns.items()}
 
+# %% ../nbs/03b_score.ipynb #980f39c4
 def write_table(columns: dict, # column name -> values: `score_table`'s, or any of equal lengths
                 out, # a .parquet, .jsonl or .csv file
                 descriptions: dict=None, # column name -> what it holds and its unit (Parquet keeps it)

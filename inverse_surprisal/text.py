@@ -44,6 +44,7 @@ def _decoded(path: Path) -> str:
         raise ValueError(f"{path}, line {line}: not UTF-8 (byte 0x{raw[e.start]:02x}); save the "
                          "file as UTF-8") from None
 
+# %% ../nbs/03a_text.ipynb #90506ef6
 def _csv_records(path: Path, text: str):
     "(line number, {column: field}) per non-blank row; every row has the header's fields."
     reader = csv.reader(io.StringIO(text, newline=''))
@@ -105,6 +106,7 @@ def require_hf(what: str, # what needs it, for the message
                           "'inverse_surprisal[hf]'") from None
     return transformers
 
+# %% ../nbs/03a_text.ipynb #1aaf36c1
 def load_tokenizer(path, # a folder written by a tokenizer's `save_pretrained`
                   ):
     "A Hugging Face tokenizer from a local folder, never from the network."
@@ -129,6 +131,7 @@ def _causal_architectures(transformers) -> set:
     names = transformers.models.auto.modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
     return {n for v in names.values() for n in ((v,) if isinstance(v, str) else v)}
 
+# %% ../nbs/03a_text.ipynb #aca6c282
 def _check_architectures(path, config, transformers):
     "Refuse a folder whose saved model is not a causal LM (a BertForMaskedLM, a bare BertModel)."
     archs, causal = getattr(config, 'architectures', None) or [], _causal_architectures(transformers)
@@ -238,6 +241,7 @@ def bucketed_batches(lengths, # (n,) sequence lengths
         batches = [batches[i] for i in torch.randperm(len(batches), generator=generator)]
     return batches
 
+# %% ../nbs/03a_text.ipynb #92da56d5
 def collate(items: list, # dataset items with input_ids and y_mask (1-D, any lengths)
             pad_id: int, # the padding token (never scored: y_mask and attention_mask are 0 there)
            ) -> dict: # input_ids, attention_mask, y_mask: (bs, T_max) each
