@@ -169,6 +169,7 @@ def _check_y_len(y_len: int, seq_len: int) -> int: # the context length seq_len 
         raise ValueError(f"y_len must be an int in [1, seq_len={seq_len}), got {y_len!r}")
     return seq_len - y_len
 
+# %% ../nbs/05_nn.ipynb #adff0867
 def _context_and_y(input_ids: Tensor, n_ctx: int, y_len: int) -> tuple: # ((bs,n_ctx), (bs,y_len))
     "Split fixed-length sequences into their context and their y region."
     if input_ids.shape[1] != n_ctx + y_len:
@@ -280,6 +281,7 @@ def _arch(self: CVAEArchConfig):
     return dict(d_model=self.d_model, n_layers=self.n_layers, n_heads=self.n_heads,
                 dropout=self.dropout)
 
+# %% ../nbs/05_nn.ipynb #e4437d33
 @patch
 def make_decoder(self: CVAEArchConfig) -> CausalTransformer:
     "The causal decoder these settings describe."
@@ -287,6 +289,7 @@ def make_decoder(self: CVAEArchConfig) -> CausalTransformer:
                              z_every_position=self.z_every_position, z_entry=self.z_entry,
                              **self._arch())
 
+# %% ../nbs/05_nn.ipynb #d7185f13
 @patch
 def make_encoder(self: CVAEArchConfig,
                  out_dim: int, # output width
@@ -367,6 +370,7 @@ def logits_y_nll(logits: Tensor, # (bs,T,V) a causal LM's logits: position t pre
     tok = torch.cat([tok.new_zeros(len(tok), 1), tok], 1)
     return tok.sum(1), tok
 
+# %% ../nbs/05_nn.ipynb #a3e7a5e8
 def sequence_nll(decoder: nn.Module, # the causal decoder
                  input_ids: Tensor, # (bs,T) [x ; sep ; y]
                  y_mask: Tensor, # (bs,T) bool, True on the y tokens
@@ -377,6 +381,7 @@ def sequence_nll(decoder: nn.Module, # the causal decoder
     if hasattr(decoder, 'nll'): return decoder.nll(input_ids, y_mask, prefix)
     return logits_y_nll(decoder(input_ids, prefix), input_ids, y_mask)
 
+# %% ../nbs/05_nn.ipynb #02fe78a0
 @patch
 def nll(self: CausalTransformer, input_ids: Tensor, # (bs,T) [x ; sep ; y]
         y_mask: Tensor, # (bs,T) bool, True on the y tokens
@@ -444,6 +449,7 @@ def bag_of_words_nll(bow_logits: Tensor, # (bs,V) logits of the bag-of-words hea
     logp = bow_logits.float().log_softmax(-1).gather(1, input_ids.clamp_min(0))
     return -(logp * y_mask).sum(1)
 
+# %% ../nbs/05_nn.ipynb #97653417
 class BagOfWordsHead(nn.Module):
     "Predict the y tokens from z alone, ignoring their order."
     def __init__(self,

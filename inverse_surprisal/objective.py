@@ -125,6 +125,7 @@ def free_bits_kl(kl_units: Tensor, # (bs,U) KL per unit (code or dimension) per 
     floor."""
     return torch.clamp(kl_units.mean(0), min=free_bits).sum()
 
+# %% ../nbs/06_objective.ipynb #e5f2971e
 @dataclass
 class CVAEOutput:
     "Everything a CVAE forward computed, per example, so that metrics never recompute."
