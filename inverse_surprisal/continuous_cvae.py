@@ -26,6 +26,7 @@ def soft_clamp(v: Tensor, # any shape
     "Smoothly squash `v` into (-bound, bound)."
     return bound * torch.tanh(v / bound)
 
+# %% ../nbs/07_continuous_cvae.ipynb #1e064c28
 def gaussian_kl(mu_q: Tensor, # (bs,D) posterior mean
                 logvar_q: Tensor, # (bs,D) posterior log-variance
                 mu_p: Tensor, # (bs,D) prior mean

@@ -64,6 +64,7 @@ def check_objective(self: SharedDiscreteCVAEConfig,
         raise ValueError("estimator='em' needs objective.beta > 0 and no free bits, got "
                          f"beta={objective.beta}, free_bits={objective.free_bits}")
 
+# %% ../nbs/08_shared_discrete_cvae.ipynb #f2c38554
 @patch
 def tau_at(self: SharedDiscreteCVAEConfig,
            step: int, # the training step
@@ -124,6 +125,7 @@ def prefix(self: SharedDiscreteCVAE,
     "The decoder's prefix: each code's embedding, weighted by its one-hot."
     return torch.stack([oh @ emb.weight for oh, emb in zip(onehots, self.code_emb)], 1)
 
+# %% ../nbs/08_shared_discrete_cvae.ipynb #11b4d155
 @patch
 def joint_log_prob(self: SharedDiscreteCVAE,
                    logs: list, # (bs,K_m) each code's log probabilities
@@ -131,6 +133,7 @@ def joint_log_prob(self: SharedDiscreteCVAE,
     "The joint class's log probability from the codes' (independent) log probabilities."
     return sum(lp[:, self.joint_grid[:, m]] for m, lp in enumerate(logs))
 
+# %% ../nbs/08_shared_discrete_cvae.ipynb #0f1b9432
 @patch
 def joint_class(self: SharedDiscreteCVAE,
                 codes: list, # (bs,) each code's values
@@ -189,6 +192,7 @@ def prior_marginal_nll(log_pc: Tensor, # (bs,C) log p(c|x) of every joint class
     "The decoder's NLL of y with the code averaged exactly over the prior."
     return -torch.logsumexp(log_pc - per_class_nll, 1)
 
+# %% ../nbs/08_shared_discrete_cvae.ipynb #428f3a22
 @patch
 @torch.no_grad()
 def marginal_nll(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor,
