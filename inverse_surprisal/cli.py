@@ -135,6 +135,7 @@ def _device_from_args(a) -> torch.device:
         torch.cuda.set_device(device)
     return device
 
+# %% ../nbs/09g_cli.ipynb #6e573439
 def _init_distributed(device: torch.device):
     "Join the process group that torchrun describes: NCCL for CUDA tensors, gloo for CPU ones."
     if 'RANK' in os.environ and 'WORLD_SIZE' in os.environ and not dist.is_initialized():

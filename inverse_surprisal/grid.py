@@ -68,6 +68,7 @@ def experiment_grid(seeds=(0, 1, 2), # every run is repeated on each
     runs = [GridRun(f, r, e, 'oracle', s) for f in families for r, e in terms for s in seeds]
     return runs + [GridRun('discrete', r, e, 'learned', s) for s in seeds for r, e in learned]
 
+# %% ../nbs/09f_grid.ipynb #0ba01452
 def grid_config(run: GridRun, # the run
                 preset: str='demo', # the preset every run starts from
                 # nested settings every run shares (steps, sizes); under a family's name
@@ -123,6 +124,7 @@ def _rank(a: np.ndarray) -> np.ndarray: # average ranks, ties shared
     _, inverse, counts = np.unique(a, return_inverse=True, return_counts=True)
     return (np.bincount(inverse, weights=r) / counts)[inverse]
 
+# %% ../nbs/09f_grid.ipynb #44fb7c20
 def spearman(a, # (n,) values
              b, # (n,) values
             ) -> float: # Spearman's rho; None when either is constant (no ranking to compare)
@@ -190,6 +192,7 @@ def write_per_example(path, # the .csv file to write (atomically)
     text = '\n'.join([','.join(cols)] + [','.join(f'{v:.10g}' for v in r) for r in rows]) + '\n'
     atomic_write_bytes(Path(path), text.encode())
 
+# %% ../nbs/09f_grid.ipynb #f04c6f9f
 def read_per_example(path, # a file written by `write_per_example`
                     ) -> dict: # column name -> (n,) float64 array
     "Read a per-example file back; a file that is not one is named in the error."
@@ -274,6 +277,7 @@ def run_piece(piece: list, # GridRun that share a base, in order
 def _cost(piece: list) -> int: # a rough order of the pieces' times: discrete runs and bases first
     return sum(3 if r.family == 'discrete' else 1 for r in piece) + 2 * (piece[0].base == 'learned')
 
+# %% ../nbs/09f_grid.ipynb #045197b2
 def run_grid(out, # the grid's folder: results/ (kept) and runs/ (the run directories)
              runs: list, # GridRun, e.g. `experiment_grid()`
              preset: str='demo', # `grid_config`'s

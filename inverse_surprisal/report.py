@@ -152,6 +152,7 @@ def summary_table(metrics: dict, # the held-out figures of a run (`metrics.json`
 # %% ../nbs/09d_report.ipynb #393d606b
 def _steps(records): return [r['step'] for r in records]
 
+# %% ../nbs/09d_report.ipynb #e40ecf8e
 def training_panels(ax, # four matplotlib axes
                     base: list, # the log's base-model records (empty: no base model trained)
                     cvae: list, # the log's CVAE training records

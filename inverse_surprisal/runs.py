@@ -31,6 +31,7 @@ class OpenRun(NamedTuple):
     held_out: object # the held-out split: a `SyntheticDataset`, or own data's list of items
     trainer: Trainer # the pipeline, as `fit` left it: `per_example()`, `b`, `eval_pairs` (own data)
 
+# %% ../nbs/09e_runs.ipynb #f8cbe49a
 def load_run(run, # a finished run directory
              device=None, # where the model goes; default: CUDA when available, else the CPU
             ) -> OpenRun:
@@ -116,6 +117,7 @@ def _text_columns(run: OpenRun) -> dict:
     ids = lambda t: [' '.join(map(str, r)) for r in t.tolist()]
     return dict(pair=list(range(len(b.x))), x=ids(b.x), y=ids(b.y))
 
+# %% ../nbs/09e_runs.ipynb #b12cc416
 def export_columns(run: OpenRun) -> dict:
     "The held-out pairs' table: `EXPORT_COLUMNS`, those the run's data and family have."
     pe, enc = run.trainer.per_example(), encode(run)
