@@ -12,8 +12,8 @@ from inverse_surprisal.files import atomic_write_bytes
 from inverse_surprisal.grid import GRID_OVERRIDES, GRID_PRESET, GridRun, grid_config, read_per_example
 from inverse_surprisal.nn import posterior_and_prior
 from inverse_surprisal.objective import matched_objective
-from inverse_surprisal.train import Trainer
 from inverse_surprisal.run_dir import load_checkpoint
+from inverse_surprisal.train import Trainer
 
 GRID = Path(__file__).resolve().parent / 'grid'
 RUNS = [GridRun('discrete', r, e, 'oracle', s) for r, e in (('plain', None), ('example', 0.1), ('example', 1.0),
