@@ -13,11 +13,11 @@ import torch.distributed as dist
 from torch import Tensor, nn
 
 # %% ../nbs/01b_distributed.ipynb #ed20b929
+def _in_group() -> bool: return dist.is_available() and dist.is_initialized()
+
 def dist_info() -> tuple:
     "(rank, world_size), (0, 1) outside torch.distributed."
-    return ((dist.get_rank(), dist.get_world_size())
-            if dist.is_available() and dist.is_initialized()
-            else (0, 1))
+    return (dist.get_rank(), dist.get_world_size()) if _in_group() else (0, 1)
 
 # %% ../nbs/01b_distributed.ipynb #b68e60f6
 def default_device() -> torch.device:
@@ -42,7 +42,7 @@ def global_mean(value: Tensor, # () this process's mean
                 count: int, # the values it is a mean of
                ) -> float:
     "Mean over every process of per-process means weighted by their counts."
-    if not (dist.is_available() and dist.is_initialized()): return value.item()
+    if not _in_group(): return value.item()
     t = torch.tensor([value.item() * count, float(count)], dtype=torch.float64, device=value.device)
     dist.all_reduce(t)
     return (t[0] / t[1]).item()
@@ -50,7 +50,7 @@ def global_mean(value: Tensor, # () this process's mean
 # %% ../nbs/01b_distributed.ipynb #99cd007e
 def ddp_wrap(model: nn.Module, device: torch.device) -> nn.Module:
     "`model` in `DistributedDataParallel` under torch.distributed (on `device` if a GPU); else itself."
-    if not (dist.is_available() and dist.is_initialized()): return model
+    if not _in_group(): return model
     return nn.parallel.DistributedDataParallel(model, device_ids=[device]
                                                if device.type == 'cuda' else None)
 
