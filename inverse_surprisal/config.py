@@ -20,7 +20,7 @@ from .files import atomic_write_bytes
 from .losses import FLOAT32_MAX
 from .nn import CVAEArchConfig
 from .objective import ObjectiveConfig
-from .shared_discrete_cvae import SharedDiscreteCVAEConfig, SplitConfig
+from .shared_discrete_cvae import SharedDiscreteCVAEConfig, SplitConfig, StartConfig
 from .synthetic import SyntheticTask
 
 # %% ../nbs/09_config.ipynb #838cca81
@@ -183,6 +183,11 @@ def check_run_model(cfg, # a RunConfig
         and (len(cfg.model.code_sizes) != 1 or not cfg.model.class_maps)):
         raise ValueError("split.every > 0 needs one code (model.code_sizes=[C]) and "
                          "model.class_maps=true")
+    if ((cfg.start.codes != 'none' or cfg.start.balance_steps)
+        and (cfg.model.family != 'discrete' or cfg.model.estimator != 'em')):
+        raise ValueError("start.codes and start.balance_steps need the discrete family with "
+                         f"model.estimator='em', got {cfg.model.family!r} and "
+                         f"{cfg.model.estimator!r}")
     # own data: any y region, so the sequence encoder and bag-of-words head (ModelConfig has the
     # two fields the check reads); its vocabulary and lengths are not known before the tokenizer
     # reads the pairs, and no rule below depends on them
@@ -231,6 +236,8 @@ class RunConfig:
     model: ModelConfig=field(default_factory=ModelConfig) # the CVAE
     # discrete family: split steps that revive dead classes
     split: SplitConfig=field(default_factory=SplitConfig)
+    # discrete family under EM: how the codes start (a hard start, a balanced E-step)
+    start: StartConfig=field(default_factory=StartConfig)
     # the reconstruction term, beta and the auxiliary weight
     objective: ObjectiveConfig=field(default_factory=lambda: ObjectiveConfig(
         recon='plain', beta=1.0, warmup_steps=400, aux_weight=1.0))

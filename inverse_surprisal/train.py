@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 
 # %% ../nbs/09b_train.ipynb #789c9661
 from .cache import WithBaseSurprisal, build_cache
+from .clustering import fit_mixture_of_unigrams, y_token_counts
 from .config import RunConfig, model_config, save_config, task_shape
 from .continuous_cvae import ContinuousCVAE
 from .distributed import (batch_indices, ddp_wrap, default_device, dist_info, global_mean,
@@ -111,6 +112,7 @@ def _fit(self: Trainer, resume: bool) -> dict:
     if start: self._tensorboard_from_log()
     t0 -= spent
     ddp, data = ddp_wrap(model, self.device), self._tensors(self.train_set, b['train'])
+    if cfg.start.codes != 'none': data['start_code'] = self.start_codes(data, model.cfg.n_joint)
     with self._bar(cfg.steps, f'{cfg.model.family} CVAE ({cfg.objective.recon})') as bar:
         bar.update(start)
         for step in range(start, cfg.steps):
@@ -451,7 +453,11 @@ def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: 
     steps."""
     i = batch_indices(gen, len(data['input_ids']), self.cfg.batch_size, self.rank,
                        self.world).to(self.device)
-    with self._autocast(): o = ddp(**batch_rows(data, i), base_mean=base_mean, step=step)
+    rows, start = batch_rows(data, i), self.cfg.start
+    code = rows.pop('start_code', None)
+    if step < start.steps and code is not None: rows['start_code'] = code
+    if step < start.balance_steps: rows['balanced'] = True
+    with self._autocast(): o = ddp(**rows, base_mean=base_mean, step=step)
     _set_lr(opt, cvae_lr_factor(self.cfg, step))
     opt.zero_grad(); o.loss.backward(); opt.step(); bar.update()
     if step % self.cfg.log_every == 0:
@@ -460,6 +466,22 @@ def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: 
                        kl=global_mean(o.kl.mean().detach(), len(i)),
                        recon_nll=global_mean(o.recon_nll.mean().detach(), len(i))))
         bar.set_postfix(loss=f"{o.loss.item():.3f}", kl=f"{o.kl.mean().item():.3f}")
+
+# %% ../nbs/09b_train.ipynb #619073ee
+@patch
+def start_codes(self: Trainer,
+                data: dict, # the training set's tensors (`_tensors`)
+                n_classes: int, # the CVAE's joint classes
+               ) -> torch.Tensor: # (n,) the class each training example starts in
+    """Each training example's starting class: its cluster under a mixture of unigrams over its y
+    tokens, or a random class; a function of the data and the seed alone (the same on resume)."""
+    s, ids = self.cfg.start, data['input_ids'].cpu()
+    if s.codes == 'random':
+        return torch.randint(0, n_classes, (len(ids),),
+                             generator=torch.Generator().manual_seed(self.cfg.seed + 3)).to(self.device)
+    counts = y_token_counts(ids, data['y_mask'].cpu(), int(ids.max()) + 1)
+    r = fit_mixture_of_unigrams(counts, n_classes, self.cfg.seed, s.iters, s.alpha)[1]
+    return r.argmax(1).to(self.device)
 
 # %% ../nbs/09b_train.ipynb #5b8907e7
 @patch

@@ -1,0 +1,208 @@
+"""Real-text probe (issue 45): does the discrete code find a real corpus's own categories, and how does it compare with
+classical clusterings of the same texts? Two corpora reachable offline, each with categories that training never reads:
+- wordnet: WordNet 3.0 glosses (Debian's wordnet-base, /usr/share/wordnet/data.*): x = the part of speech, y = the
+  definition (examples cut), category = the lexicographer file (45);
+- debian: Debian bookworm's package index (the main Packages file that `apt-get update` fetches): x = whether the
+  package is architecture-independent ('all') or built per architecture, y = its one-line synopsis, category = its
+  section (libs, python, games, science, ...).
+Per corpus: n_pairs pairs (a quarter held out by the trainer's own split), a byte-level BPE tokenizer and a 2-layer GPT-2
+base trained here on n_pairs *other* pairs. Per arm and seed: the `text` preset with 16 codes and the arm's settings;
+printed every eval: KL, l0 - l (the code), b - l0 (the decoder), then codes used, the code's NMI with the categories
+beyond x (less its chance level), AMI, and each code's most characteristic y words; beside it TF-IDF k-means and a
+mixture of unigrams with 16 clusters, fitted on the same training pairs and judged on the same held-out pairs.
+Resumable: each finished piece is a JSON file in bench/real_text/results/ (skipped on the next start; refused when its
+settings changed); work files (pairs, base, runs) live in bench/real_text/work/ (not in git).
+Usage: python bench/probe_real_text.py CORPUS ARM[,ARM...] SEED[,SEED...] [--steps N] [--out DIR]
+       python bench/probe_real_text.py planted ARM SEED --quick --out DIR   (make test's tiny version)"""
+import argparse
+import hashlib, json, subprocess, sys, time
+from pathlib import Path
+import torch, tokenizers, transformers
+from sklearn.metrics import adjusted_mutual_info_score
+from inverse_surprisal.clustering import (characteristic_words, fit_mixture_of_unigrams, nmi_beyond_context,
+                                          tfidf_kmeans, word_counts)
+from inverse_surprisal.config import config_diff, from_dict, make_config, RunConfig
+from inverse_surprisal.text import TextPairs, collate, held_out_split, read_pairs
+from inverse_surprisal.text_train import make_trainer
+
+HERE = Path(__file__).parent / 'real_text'
+K, EVAL_FRACTION = 16, 0.25
+# pairs for the CVAE (a quarter held out) and as many others for the base; the base's steps; the CVAE's eval interval
+SIZES = dict(full=dict(n_pairs=8000, base_steps=800, eval_every=50),
+             quick=dict(n_pairs=96, base_steps=20, eval_every=3))
+S = SIZES['full']
+transformers.utils.logging.disable_progress_bar()
+
+# the arms compared side by side: the text preset with 16 codes plus these settings
+ARMS = {
+    'none': {},                                                         # the package before this issue
+    'random': dict(start=dict(codes='random', steps=100)),
+    'mixture': dict(start=dict(codes='mixture', steps=100)),
+    'balanced': dict(start=dict(balance_steps=150)),
+    'mixture-balanced': dict(start=dict(codes='mixture', steps=100, balance_steps=150)),
+    'mixture-base': dict(start=dict(codes='mixture', steps=100), data=dict(decoder_init='base_model')),
+}
+
+def wordnet_rows():
+    "(x, y, category) of every WordNet synset: part of speech, definition, lexicographer file."
+    rows = []
+    for pos in ('noun', 'verb', 'adj', 'adv'):
+        for line in open(f'/usr/share/wordnet/data.{pos}', encoding='utf-8'):
+            if line.startswith('  '): continue                          # the licence header
+            head, gloss = line.split(' | ', 1)
+            definition = gloss.split(';')[0].strip().strip('"').strip()
+            if definition: rows.append((pos, definition, int(head.split()[1])))
+    return rows
+
+DEBIAN_INDEX = '/var/lib/apt/lists/deb.debian.org_debian_dists_bookworm_main_binary-amd64_Packages.lz4'
+
+def debian_rows():
+    "(x, y, category) of every package in Debian bookworm's main index: 'all' or 'arch', synopsis, section."
+    text = subprocess.run(['/usr/lib/apt/apt-helper', 'cat-file', DEBIAN_INDEX], capture_output=True, text=True,
+                          check=True).stdout
+    rows, seen = [], set()
+    for block in text.split('\n\n'):
+        f = dict(line.split(': ', 1) for line in block.splitlines() if ': ' in line and not line.startswith(' '))
+        if not {'Description', 'Section', 'Architecture'} <= set(f): continue
+        y = f['Description'].strip()
+        if y in seen: continue                                          # one pair per distinct synopsis
+        seen.add(y)
+        rows.append(('all' if f['Architecture'] == 'all' else 'arch', y, f['Section'].split('/')[-1]))
+    return rows
+
+def planted_rows():
+    "A tiny corpus with planted categories for make test: y's words from its category's set, x one of two words."
+    g, sets = torch.Generator().manual_seed(0), [['red', 'green', 'blue', 'pink'], ['car', 'bus', 'train', 'boat'],
+                                                 ['cat', 'dog', 'cow', 'hen']]
+    return [(('a', 'b')[i % 2], ' '.join(sets[i % 3][j] for j in torch.randint(0, 4, (5,), generator=g)), i % 3)
+            for i in range(2 * SIZES['quick']['n_pairs'])]
+
+CORPORA = dict(wordnet=wordnet_rows, debian=debian_rows, planted=planted_rows)
+
+def prepare(corpus, work_dir):
+    "The pairs file (with its categories), and the tokenizer and base model trained on other pairs of the corpus."
+    work = work_dir / corpus; work.mkdir(parents=True, exist_ok=True)
+    pairs_path, base_dir = work / 'pairs.jsonl', work / 'base'
+    if not pairs_path.exists():
+        rows = CORPORA[corpus]()
+        order = torch.randperm(len(rows), generator=torch.Generator().manual_seed(0)).tolist()
+        cats = sorted({r[2] for r in rows}, key=str)
+        recs = [dict(x=rows[i][0], y=rows[i][1], category=cats.index(rows[i][2])) for i in order[:2 * S['n_pairs']]]
+        (work / 'base_pairs.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in recs[S['n_pairs']:]))
+        pairs_path.write_text(''.join(json.dumps(r) + '\n' for r in recs[:S['n_pairs']]))
+        print(f'{corpus}: {len(rows)} rows, {len(cats)} categories', flush=True)
+    if not (base_dir / 'config.json').exists():
+        t0, pairs = time.perf_counter(), read_pairs(work / 'base_pairs.jsonl')
+        bpe = tokenizers.ByteLevelBPETokenizer()
+        bpe.train_from_iterator([x + ' ' + y for x, y in pairs + read_pairs(pairs_path)], vocab_size=2000, min_frequency=1,
+                                special_tokens=['<pad>', '<eos>'])
+        tok = transformers.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, pad_token='<pad>',
+                                                   eos_token='<eos>')
+        data = TextPairs(pairs, tok, max_len=64, too_long='drop')
+        torch.manual_seed(0)
+        lm = transformers.GPT2LMHeadModel(transformers.GPT2Config(
+            vocab_size=len(tok), n_positions=64, n_embd=64, n_layer=2, n_head=4,
+            bos_token_id=tok.eos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id))
+        opt, gen = torch.optim.AdamW(lm.parameters(), lr=3e-3), torch.Generator().manual_seed(0)
+        for step in range(S['base_steps']):
+            batch = collate([data[i] for i in torch.randint(0, len(data), (64,), generator=gen).tolist()],
+                            tok.pad_token_id)
+            loss = lm(input_ids=batch['input_ids'], attention_mask=batch['attention_mask'],
+                      labels=batch['input_ids'].masked_fill(~batch['y_mask'], -100)).loss
+            opt.zero_grad(); loss.backward(); opt.step()
+            if step % 200 == 199: print(f'{corpus} base step {step + 1}: {loss.item():.3f} nats per y token', flush=True)
+        tok.save_pretrained(base_dir); lm.save_pretrained(base_dir)
+        print(f'{corpus} base: {time.perf_counter() - t0:.0f} s', flush=True)
+    return pairs_path, base_dir
+
+def split(pairs_path, base_dir, seed):
+    "The trainer's own held-out split of the pairs file: (train rows, held-out rows), each (x, y, category)."
+    recs = [json.loads(l) for l in open(pairs_path)]
+    tok = transformers.AutoTokenizer.from_pretrained(base_dir)
+    data = TextPairs([(r['x'], r['y']) for r in recs], tok, 64, 'drop')
+    ev, tr, _ = held_out_split(data.items, EVAL_FRACTION, seed)
+    return [recs[data.kept[i]] for i in tr], [recs[data.kept[i]] for i in ev]
+
+def judged(code, held, train_counts=None):
+    "A clustering of the held-out pairs against their categories: NMI beyond x (and its chance level), AMI, codes used."
+    label = torch.tensor([r['category'] for r in held]); xs = sorted({r['x'] for r in held})
+    ctx = torch.tensor([xs.index(r['x']) for r in held])
+    beyond = nmi_beyond_context(code, label, ctx, shuffles=5, seed=0)
+    share = torch.bincount(code, minlength=K).double() / len(code)
+    return dict(nmi_beyond_x=beyond.nmi, chance=beyond.chance, above_chance=beyond.above_chance,
+                ami=adjusted_mutual_info_score(label.numpy(), code.numpy()), used=int((share >= 0.01).sum()))
+
+def baselines(corpus, seed, train, held, results):
+    "TF-IDF k-means and a mixture of unigrams (16 clusters each) fitted on the training pairs' y, judged on held-out."
+    out = results / f'{corpus}_baselines_s{seed}.json'
+    if out.exists(): return json.loads(out.read_text())
+    ty, hy = [r['y'] for r in train], [r['y'] for r in held]
+    km = tfidf_kmeans(ty, hy, K, seed)[1]
+    tr_counts, ev_counts, words = word_counts(ty, hy)
+    mix = fit_mixture_of_unigrams(tr_counts, K, seed)[0].responsibilities(ev_counts).argmax(1)
+    rec = dict(tfidf_kmeans=judged(km, held), mixture_of_unigrams=judged(mix, held))
+    out.write_text(json.dumps(rec, indent=1))
+    return rec
+
+def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, results):
+    "One arm on one seed: train, then judge its held-out codes; the record is written once and reused."
+    out = results / f'{corpus}_{arm}_s{seed}_{steps}.json'
+    cfg = make_config('text', {**ARMS[arm], 'seed': seed, 'steps': steps, 'eval_every': S['eval_every'],
+                               'log_every': S['eval_every'],
+                               'batch_size': 32,
+                               'model': dict(code_sizes=(K,)),
+                               'data': dict(ARMS[arm].get('data', {}), path=str(pairs_path), base_model=str(base_dir),
+                                            too_long='drop', eval_fraction=EVAL_FRACTION)})
+    if out.exists():
+        rec = json.loads(out.read_text())
+        diff = config_diff(from_dict(RunConfig, rec['config']), cfg)
+        if diff: raise SystemExit(f'{out}: its settings differ from the arm today ({diff}): remove it to rerun')
+        return rec
+    run = work_dir / corpus / 'runs' / f'{arm}_s{seed}_{steps}'
+    t0 = time.perf_counter()
+    tr = make_trainer(cfg, run, progress=False)
+    tr.fit(resume=(run / 'metrics.jsonl').exists())
+    wall = time.perf_counter() - t0
+    curve = [{k: round(r[k], 4) for k in ('step', 'kl', 'code_contribution', 'decoder_vs_base')}
+             for r in map(json.loads, (run / 'metrics.jsonl').read_text().splitlines()) if r['phase'] == 'eval']
+    ev = tr._tensors(tr.eval_set, tr.b['eval'])
+    with torch.no_grad():
+        code = tr.model.eval().posterior(ev['input_ids'], ev['attention_mask'].bool())[0].argmax(1).cpu()
+    final = json.loads((run / 'metrics.json').read_text())
+    _, counts, words = word_counts([r['y'] for r in held], [r['y'] for r in held])
+    rec = dict(corpus=corpus, arm=arm, seed=seed, steps=steps, wall_seconds=round(wall, 1),
+               kl=final['kl'], code_contribution=final['code_contribution'],
+               decoder_vs_base=final['decoder_vs_base'], curve=curve, code=judged(code, held),
+               words={int(c): w for c, w in characteristic_words(counts, code, words, 6).items()},
+               config=json.loads((run / 'config.json').read_text()))
+    out.write_text(json.dumps(rec, indent=1))
+    return rec
+
+def show(rec):
+    for c in rec['curve']: print('  ', c, flush=True)
+    print(f"  {rec['corpus']} {rec['arm']} s{rec['seed']}: {rec['wall_seconds']:.0f} s, KL {rec['kl']:.3f}, "
+          f"l0-l {rec['code_contribution']:.3f}, b-l0 {rec['decoder_vs_base']:.3f}, code {rec['code']}", flush=True)
+    for c, w in sorted(rec['words'].items(), key=lambda t: int(t[0])): print(f'    code {c}: {" ".join(w)}')
+
+def main(argv=None):
+    global S
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('corpus', choices=sorted(CORPORA)); ap.add_argument('arms'); ap.add_argument('seeds')
+    ap.add_argument('--steps', type=int, default=300); ap.add_argument('--out', default=str(HERE))
+    ap.add_argument('--quick', action='store_true', help="make test's sizes")
+    a = ap.parse_args(argv)
+    S = SIZES['quick' if a.quick else 'full']
+    work, results = Path(a.out) / 'work', Path(a.out) / 'results'
+    results.mkdir(parents=True, exist_ok=True)
+    pairs_path, base_dir = prepare(a.corpus, work)
+    records = []
+    for seed in (int(s) for s in a.seeds.split(',')):
+        train, held = split(pairs_path, base_dir, seed)
+        b = baselines(a.corpus, seed, train, held, results)
+        print(f'{a.corpus} s{seed}: {len(train)} training pairs, {len(held)} held out; baselines {b}', flush=True)
+        for arm in a.arms.split(','):
+            records.append(run_arm(a.corpus, arm, seed, a.steps, pairs_path, base_dir, held, work, results))
+            show(records[-1])
+    return records
+
+if __name__ == '__main__': main()
