@@ -41,6 +41,11 @@ ARMS = {
     'balanced': dict(start=dict(balance_steps=150)),
     'mixture-balanced': dict(start=dict(codes='mixture', steps=100, balance_steps=150)),
     'mixture-base': dict(start=dict(codes='mixture', steps=100), data=dict(decoder_init='base_model')),
+    # the bag-of-words head's share in the E-step's cost (and its own training), with the decoder copied from the base
+    'mixture-base-aux0.1': dict(start=dict(codes='mixture', steps=100), data=dict(decoder_init='base_model'),
+                                objective=dict(aux_weight=0.1)),
+    'mixture-base-aux3': dict(start=dict(codes='mixture', steps=100), data=dict(decoder_init='base_model'),
+                              objective=dict(aux_weight=3.0)),
 }
 
 def wordnet_rows():
