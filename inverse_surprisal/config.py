@@ -160,7 +160,8 @@ def check_run_numbers(cfg, # a RunConfig
     # n_eval: the held-out metrics (NMI, probes) need at least two examples
     for names, lo in ((('n_train', 'batch_size', 'steps', 'base_batch_size',
                         'eval_every', 'log_every'), 1), (('n_eval',), 2),
-                      (('seed', 'base_steps', 'base_warmup_steps', 'base_check_every'), 0)):
+                      (('seed', 'base_steps', 'base_warmup_steps', 'base_check_every',
+                        'encoder_refit_epochs'), 0)):
         for name in names:
             if getattr(cfg, name) < lo:
                 raise ValueError(f"{name} must be an int >= {lo}, got {getattr(cfg, name)!r}")
@@ -201,6 +202,10 @@ def check_run_model(cfg, # a RunConfig
     elif not cfg.data.path and cfg.n_eval < 4:
         raise ValueError(f"n_eval must be an int >= 4 for the continuous family (its linear probes "
                          f"fit on one half of the held-out set), got {cfg.n_eval}")
+    if cfg.encoder_refit_epochs and (cfg.model.family != 'discrete'
+                                     or arch.n_joint > arch.exact_max_classes):
+        raise ValueError("encoder_refit_epochs > 0 needs the discrete family under exact enumeration "
+                         "(its exact posterior is the encoder's target)")
 
 # %% ../nbs/09_config.ipynb #0876b463
 @dataclass
@@ -227,6 +232,9 @@ class RunConfig:
     # ... and it stops when a check improves on the best gap before it by less than this (nats/token)
     base_min_gain: float=0.0
     eval_every: int=250 # evaluate and checkpoint every this many steps
+    # discrete family, exact enumeration: after the last step the encoder is fitted for this many
+    # epochs over the training set to the model's own posterior p(c|x,y) (0: never)
+    encoder_refit_epochs: int=0
     log_every: int=25 # a log line every this many steps
     # flush subnormal floats to zero while training: on CPU they slow arithmetic down
     flush_denormal: bool=True

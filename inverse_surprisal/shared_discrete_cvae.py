@@ -203,6 +203,17 @@ def marginal_nll(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor,
     log_p = posterior_and_prior(self, input_ids, y_mask, attention_mask)[1]
     return prior_marginal_nll(self.joint_log_prob(log_p), self._per_class(input_ids, y_mask)[0])
 
+# %% ../nbs/08_shared_discrete_cvae.ipynb #a7ad12b7
+@patch
+@torch.no_grad()
+def exact_posterior(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor,
+                    attention_mask: Tensor=None,
+                   ) -> Tensor: # (bs,C) log p(c|x,y) of every joint class
+    """The generative model's own posterior over the joint classes, p(c|x) p(y|x,c) normalised by
+    exact enumeration; the arguments are `marginal_nll`'s."""
+    log_p = posterior_and_prior(self, input_ids, y_mask, attention_mask)[1]
+    return (self.joint_log_prob(log_p) - self._per_class(input_ids, y_mask)[0]).log_softmax(1)
+
 # %% ../nbs/08_shared_discrete_cvae.ipynb #5ecffd4c
 @patch
 def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]

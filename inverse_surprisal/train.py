@@ -119,6 +119,8 @@ def _fit(self: Trainer, resume: bool) -> dict:
             if cfg.model.family == 'discrete' and cfg.split.due(step, cfg.steps):
                 self._split(model, opt, gen, step)
             self._cvae_step(ddp, opt, data, gen, b['base_mean'], step, bar)
+            if step + 1 == cfg.steps and cfg.encoder_refit_epochs:
+                self._log(dict(phase='refit', step=step + 1, kl_to_posterior=self.refit_encoder(model, data)))
             if (step + 1) % cfg.eval_every == 0 or step + 1 == cfg.steps:
                 self._evaluate_and_save(model, opt, gen, b, evals, step + 1, t0)
     final = dict(evals[-1], wall_seconds=time.perf_counter() - t0)
@@ -482,6 +484,29 @@ def start_codes(self: Trainer,
     counts = y_token_counts(ids, data['y_mask'].cpu(), int(ids.max()) + 1)
     r = fit_mixture_of_unigrams(counts, n_classes, self.cfg.seed, s.iters, s.alpha)[1]
     return r.argmax(1).to(self.device)
+
+# %% ../nbs/09b_train.ipynb #7296150c
+@patch
+def refit_encoder(self: Trainer, model: nn.Module,
+                  data: dict, # the training set's tensors (`_tensors`)
+                 ) -> float: # mean KL(p(c|x,y) || q) over the training set after the refit, nats
+    """Fit the encoder alone to the model's exact posterior on every training example, for
+    `encoder_refit_epochs` epochs."""
+    bs, n = self.cfg.batch_size, len(data['input_ids'])
+    mask = lambda rows: rows['attention_mask'].bool() if 'attention_mask' in rows else None
+    log_q = lambda rows: model.joint_log_prob(model.posterior(rows['input_ids'], mask(rows)))
+    with torch.no_grad(), eval_mode(model):
+        target = torch.cat([model.exact_posterior(r['input_ids'], r['y_mask'], r.get('attention_mask'))
+                            for r in (batch_rows(data, i) for i in torch.arange(n).split(bs))])
+    opt, gen = torch.optim.Adam(model.encoder.parameters(), lr=self.cfg.lr), torch.Generator().manual_seed(self.cfg.seed + 4)
+    for _ in range(self.cfg.encoder_refit_epochs):
+        for i in torch.randperm(n, generator=gen).split(bs):
+            loss = -(target[i].exp() * log_q(batch_rows(data, i))).sum(1).mean()
+            opt.zero_grad(); loss.backward(); opt.step()
+    with torch.no_grad(), eval_mode(model):
+        gap = torch.cat([(target[i].exp() * (target[i] - log_q(batch_rows(data, i)))).sum(1)
+                         for i in torch.arange(n).split(bs)])
+    return gap.mean().item()
 
 # %% ../nbs/09b_train.ipynb #5b8907e7
 @patch
