@@ -10,12 +10,14 @@ base trained here on n_pairs *other* pairs. Per arm and seed: the `text` preset 
 printed every eval: KL, l0 - l (the code), b - l0 (the decoder), then codes used, the code's NMI with the categories
 beyond x (less its chance level), AMI, and each code's most characteristic y words; beside it TF-IDF k-means and a
 mixture of unigrams with 16 clusters, fitted on the same training pairs and judged on the same held-out pairs.
+A curve's codes_used is the trainer's (joint codes holding >= 1% of the held-out posterior); records made before it
+was carry codes_argmax_used (codes that are the argmax for >= 1% of the held-out pairs, the code's `used` below).
 Resumable: each finished piece is a JSON file in bench/real_text/results/ (skipped on the next start; refused when its
 settings changed); work files (pairs, base, runs) live in bench/real_text/work/ (not in git).
 Usage: python bench/probe_real_text.py CORPUS ARM[,ARM...] SEED[,SEED...] [--steps N] [--out DIR]
        python bench/probe_real_text.py planted ARM SEED --quick --out DIR   (make test's tiny version)"""
 import argparse
-import hashlib, json, subprocess, sys, time
+import json, subprocess, time
 from pathlib import Path
 import torch, tokenizers, transformers
 from sklearn.metrics import adjusted_mutual_info_score
@@ -185,7 +187,7 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, resu
     rec = dict(corpus=corpus, arm=arm, seed=seed, steps=steps,
                wall_seconds=earlier['wall_seconds'] if earlier else round(wall, 1),
                kl=final['kl'], code_contribution=final['code_contribution'],
-               decoder_vs_base=final['decoder_vs_base'], codes_used=final.get('codes_used'), curve=curve,
+               decoder_vs_base=final['decoder_vs_base'], curve=curve,
                code=judged(code, held), exact_posterior=judged(torch.cat(exact).cpu(), held),
                words={int(c): w for c, w in characteristic_words(counts, code, words, 6).items()},
                config=json.loads((run / 'config.json').read_text()))

@@ -15,7 +15,7 @@ import torch
 from torch import Tensor
 
 from .checks import check_tensor
-from .metrics import mutual_information
+from .metrics import _entropy, mutual_information
 
 # %% ../nbs/04a_clustering.ipynb #e1b5f6cb
 def y_token_counts(input_ids: Tensor, # (n,T) [x ; sep ; y], right-padded or not
@@ -114,10 +114,6 @@ def balanced_assignment(log_scores: Tensor, # (bs,C) unnormalised log posterior 
     return log_q.exp().to(log_scores.dtype)
 
 # %% ../nbs/04a_clustering.ipynb #7458c29d
-def _entropy_of_labels(label: Tensor) -> float:
-    p = torch.bincount(label).double() / len(label); p = p[p > 0]
-    return -(p * p.log()).sum().item()
-
 def conditional_nmi(code: Tensor, # (n,) cluster labels
                     label: Tensor, # (n,) categories no method reads
                     context: Tensor, # (n,) the context x, as integer ids
@@ -129,7 +125,7 @@ def conditional_nmi(code: Tensor, # (n,) cluster labels
     info = h = 0.0
     for g in context.unique():
         m = context == g; w = m.double().mean().item()
-        info += w * mutual_information(code[m], label[m]); h += w * _entropy_of_labels(label[m])
+        info += w * mutual_information(code[m], label[m]); h += w * _entropy(torch.bincount(label[m]).double() / m.sum())
     if h == 0: raise ValueError("label is a function of context: nothing is left beyond x")
     return min(1.0, info / h)
 

@@ -15,7 +15,7 @@ from torch import nn
 from .config import RunConfig
 from .files import file_digest
 from .hf_decoder import PretrainedDecoder
-from .metrics import own_data_summary
+from .metrics import code_usage, own_data_summary
 from .nn import CausalTransformer
 from .reference import FrozenBaseModel
 from .shared_discrete_cvae import SharedDiscreteCVAE
@@ -118,9 +118,11 @@ def _frozen_base(self: TextTrainer) -> nn.Module:
 @patch
 @torch.no_grad()
 def held_out(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
-             step: int) -> tuple:
+             step: int,
+             outputs: list=None, # when given, each batch's model output is appended to it
+            ) -> tuple:
     """Per-example held-out (recon_nll, kl, weights, recon_term, marginal_nll l0), (n,) each,
-    and beta; batches of `batch_size`. The arguments are `Trainer.evaluate`'s."""
+    and beta; batches of `batch_size`. The other arguments are `Trainer.evaluate`'s."""
     data, outs, l0 = self._tensors(self.eval_set, b_eval), [], []
     with self._held_out_mode(model):
         for i in torch.arange(len(self.eval_set), device=self.device).split(self.cfg.batch_size):
@@ -130,40 +132,29 @@ def held_out(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: floa
             l0.append(outs[-1].extras['marginal_nll'] if 'marginal_nll' in outs[-1].extras
                       else model.marginal_nll(rows['input_ids'], rows['y_mask'],
                                               rows['attention_mask']))
+    if outputs is not None: outputs.extend(outs)
     cat = lambda k: torch.cat([getattr(o, k).float().cpu() for o in outs])
     return (tuple(cat(k) for k in ('recon_nll', 'kl', 'weights', 'recon_term'))
             + (torch.cat([v.float().cpu() for v in l0]),), outs[-1].beta)
-
-# %% ../nbs/09c_text_train.ipynb #e1ffb886
-@patch
-@torch.no_grad()
-def codes_used(self: TextTrainer, model: nn.Module,
-               share: float=0.01, # a class counts when it is the argmax for at least this share
-              ) -> int | None: # joint classes in use; None for the continuous family
-    "How many joint classes the encoder gives, as its argmax, to at least `share` of the held-out pairs."
-    if not isinstance(model, SharedDiscreteCVAE): return None
-    data, counts = collate(self.eval_set, self.pad_id), torch.zeros(model.cfg.n_joint)
-    with self._held_out_mode(model):
-        for i in torch.arange(len(self.eval_set)).split(self.cfg.batch_size):
-            rows = {k: v.to(self.device) for k, v in batch_rows(data, i).items()}
-            log_q = model.posterior(rows['input_ids'], rows['attention_mask'].bool())
-            counts += torch.bincount(model.joint_log_prob(log_q).argmax(1).cpu(),
-                                     minlength=model.cfg.n_joint)
-    return int((counts / len(self.eval_set) >= share).sum())
 
 # %% ../nbs/09c_text_train.ipynb #7306e6c8
 @patch
 def evaluate(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
              step: int) -> dict:
     """Held-out figures without an oracle: b, l, KL, l0 with the decoder's part (b - l0) and the
-    code's (l0 - l), code-length reduction, fractional gain, weight health, codes used. The arguments are
-    `Trainer.evaluate`'s."""
-    (l, kl, w, term, l0), beta = self.held_out(model, b_eval, base_mean, step)
-    used = self.codes_used(model)
+    code's (l0 - l), code-length reduction, fractional gain, weight health; the discrete family's
+    code usage as the synthetic task's (`code_usage`). The arguments are `Trainer.evaluate`'s."""
+    outs = []
+    (l, kl, w, term, l0), beta = self.held_out(model, b_eval, base_mean, step, outs)
+    usage = {}
+    if isinstance(model, SharedDiscreteCVAE):
+        u = code_usage(torch.cat([model.joint_log_prob(o.extras['log_q']).exp().float().cpu()
+                                  for o in outs]))
+        usage = dict(codes_used=u.active, code_perplexity=u.perplexity)
     return dict(step=step, **own_data_summary(l, kl, b_eval[0], w, l0),
                 recon_term=term.mean().item(), beta=beta,
                 n_heldout=len(l), n_train=len(self.train_set), n_dropped=len(self.dropped),
-                n_duplicates=self.n_duplicates, **({} if used is None else dict(codes_used=used)))
+                n_duplicates=self.n_duplicates, **usage)
 
 # %% ../nbs/09c_text_train.ipynb #91714ccb
 @patch

@@ -455,10 +455,10 @@ def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: 
     steps."""
     i = batch_indices(gen, len(data['input_ids']), self.cfg.batch_size, self.rank,
                        self.world).to(self.device)
-    rows, start = batch_rows(data, i), self.cfg.start
-    code = rows.pop('start_code', None)
-    if step < start.steps and code is not None: rows['start_code'] = code
-    if step < start.balance_steps: rows['balanced'] = True
+    rows = batch_rows(data, i)
+    # a start's classes stand for the E-step's posterior for its first steps (`start_codes`)
+    if step >= self.cfg.start.steps: rows.pop('start_code', None)
+    if step < self.cfg.start.balance_steps: rows['balanced'] = True
     with self._autocast(): o = ddp(**rows, base_mean=base_mean, step=step)
     _set_lr(opt, cvae_lr_factor(self.cfg, step))
     opt.zero_grad(); o.loss.backward(); opt.step(); bar.update()
