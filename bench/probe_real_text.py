@@ -49,6 +49,8 @@ ARMS = {
                                 objective=dict(aux_weight=0.1)),
     'mixture-base-aux3': dict(start=dict(codes='mixture', steps=100), data=dict(decoder_init='base_model'),
                               objective=dict(aux_weight=3.0)),
+    # the encoder refitted to the model's exact posterior over the training pairs after the last step
+    'mixture-refit': dict(start=dict(codes='mixture', steps=100), encoder_refit_epochs=3),
 }
 
 def wordnet_rows():

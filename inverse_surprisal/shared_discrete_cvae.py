@@ -307,7 +307,8 @@ def em_loss(self: SharedDiscreteCVAE,
 class StartConfig:
     """How the codes start under EM: the E-step's target for the first steps, from the text or at
     random, and a balanced E-step early on."""
-    # 'none' | 'mixture' (each pair's cluster under a mixture of unigrams over its y tokens) | 'random'
+    # 'none' | 'mixture' (each pair's cluster under a mixture of unigrams over its y tokens) |
+    # 'kmeans' (its cluster under k-means on TF-IDF of its y tokens) | 'random'
     codes: str='none'
     steps: int=100 # hard EM on the start's classes for this many steps, then the exact posterior
     balance_steps: int=0 # the exact posterior balanced over the batch for this many steps
@@ -316,7 +317,7 @@ class StartConfig:
 
     def __post_init__(self):
         check_field_types(self)
-        check_choice('start.codes', self.codes, ('none', 'mixture', 'random'))
+        check_choice('start.codes', self.codes, ('none', 'mixture', 'kmeans', 'random'))
         for name in ('steps', 'balance_steps', 'iters'):
             if getattr(self, name) < 0:
                 raise ValueError(f"start.{name} must be an int >= 0, got {getattr(self, name)!r}")

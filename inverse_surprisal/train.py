@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 
 # %% ../nbs/09b_train.ipynb #789c9661
 from .cache import WithBaseSurprisal, build_cache
-from .clustering import fit_mixture_of_unigrams, y_token_counts
+from .clustering import fit_mixture_of_unigrams, kmeans_of_counts, y_token_counts
 from .config import RunConfig, model_config, save_config, task_shape
 from .continuous_cvae import ContinuousCVAE
 from .distributed import (batch_indices, ddp_wrap, default_device, dist_info, global_mean,
@@ -475,13 +475,15 @@ def start_codes(self: Trainer,
                 data: dict, # the training set's tensors (`_tensors`)
                 n_classes: int, # the CVAE's joint classes
                ) -> torch.Tensor: # (n,) the class each training example starts in
-    """Each training example's starting class: its cluster under a mixture of unigrams over its y
-    tokens, or a random class; a function of the data and the seed alone (the same on resume)."""
+    """Each training example's starting class: its cluster under a mixture of unigrams or k-means on
+    TF-IDF of its y tokens, or a random class; a function of the data and the seed alone (the same on
+    resume)."""
     s, ids = self.cfg.start, data['input_ids'].cpu()
     if s.codes == 'random':
         return torch.randint(0, n_classes, (len(ids),),
                              generator=torch.Generator().manual_seed(self.cfg.seed + 3)).to(self.device)
     counts = y_token_counts(ids, data['y_mask'].cpu(), int(ids.max()) + 1)
+    if s.codes == 'kmeans': return kmeans_of_counts(counts, n_classes, self.cfg.seed).to(self.device)
     r = fit_mixture_of_unigrams(counts, n_classes, self.cfg.seed, s.iters, s.alpha)[1]
     return r.argmax(1).to(self.device)
 
