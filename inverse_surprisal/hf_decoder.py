@@ -9,10 +9,11 @@ __all__ = ['transformer_blocks', 'PretrainedDecoder']
 import copy
 
 import torch
+import torch.nn.functional as F
 from fastcore.basics import patch
 from torch import Tensor, nn
 
-from .nn import logits_y_nll, z_positions
+from .nn import logits_y_nll, y_region_token_nll, z_positions
 
 # %% ../nbs/05a_hf_decoder.ipynb #36d1fbac
 def transformer_blocks(lm: nn.Module, # a causal LM
@@ -26,6 +27,7 @@ def transformer_blocks(lm: nn.Module, # a causal LM
 class PretrainedDecoder(nn.Module):
     """A trainable copy of a pretrained causal LM; the CVAE's prefix enters through a
     zero-initialised projection added to the embeddings of the separator and y positions."""
+    z_entry = 'y' # z enters at the separator and y: the classes share the context (`class_nll`)
     def __init__(self,
                  lm: nn.Module, # a causal LM with `get_input_embeddings` and `inputs_embeds`
                  z_dim: int, # width of the prefix the CVAE passes (its d_model)
@@ -84,3 +86,26 @@ def nll(self: PretrainedDecoder,
     "Per-example and per-token NLL of y, z entering from the separator on."
     return logits_y_nll(self(input_ids, prefix, z_positions(y_mask), attention_mask),
                         input_ids, y_mask)
+
+# %% ../nbs/05a_hf_decoder.ipynb #6013c3a5
+@patch
+def class_nll(self: PretrainedDecoder,
+              input_ids: Tensor, # (bs,T) [x ; sep ; y], right-padded or not
+              y_mask: Tensor, # (bs,T) bool, True on y
+              z: Tensor, # (C,d) each class's latent (its prefix summed)
+             ) -> tuple: # (recon_nll (bs,C), token_nll (bs,C,T) zero outside y)
+    """Per-example, per-class NLL of y: the positions before the first separator run once (their
+    key/value cache expanded to the classes), the rest once per class."""
+    (bs, T), zm = input_ids.shape, z_positions(y_mask)
+    C, s = len(z), int(zm.float().argmax(1).min())          # the first position any z reaches
+    emb = self.lm.get_input_embeddings()(input_ids[:, :T - 1])
+    zs = zm[:, s:T - 1, None, None].to(emb.dtype) * self.z_proj(z)                 # (bs,t,C,E)
+    ey = (emb[:, s:, None] + zs).transpose(1, 2).reshape(bs * C, T - 1 - s, -1)
+    cache = None
+    if s:
+        cache = self.lm(inputs_embeds=emb[:, :s], use_cache=True).past_key_values
+        cache.batch_repeat_interleave(C)
+    logits = self.lm(inputs_embeds=ey, past_key_values=cache, use_cache=False).logits
+    nxt, y_nxt = (t[:, s + 1:].repeat_interleave(C, 0) for t in (input_ids, y_mask))
+    tok = F.pad(y_region_token_nll(logits, nxt, y_nxt), (s + 1, 0)).view(bs, C, T)
+    return tok.sum(-1), tok
