@@ -301,11 +301,13 @@ def check_causal(model: nn.Module, # returns logits (bs,T,V) or an output with `
 # %% ../nbs/02_reference.ipynb #370c58a8
 def model_fingerprint(model: nn.Module, # any module; `.config.to_dict()` is hashed too when present
                      ) -> str: # sha256 hex digest
-    "Content hash of a model's class, config and weights."
+    """Content hash of a model's class, config and weights; not of where it was read from (the
+    config's `_name_or_path`), so that one folder named two ways, or a copy, is one model."""
     h = hashlib.sha256(type(model).__qualname__.encode())
     config = getattr(model, 'config', None)
     if config is not None and hasattr(config, 'to_dict'):
-        h.update(json.dumps(config.to_dict(), sort_keys=True, default=str).encode())
+        settings = {k: v for k, v in config.to_dict().items() if k not in ('_name_or_path', 'name_or_path')}
+        h.update(json.dumps(settings, sort_keys=True, default=str).encode())
     for name, t in sorted(model.state_dict().items()):
         t = t.detach().cpu().contiguous()
         h.update(f'|{name}|{t.dtype}|{tuple(t.shape)}|'.encode())
