@@ -11,6 +11,7 @@ import hashlib
 import json
 import time
 from collections.abc import Mapping
+from contextlib import nullcontext
 from pathlib import Path
 from typing import NamedTuple
 
@@ -23,7 +24,7 @@ from tqdm.auto import tqdm
 
 from .checks import check_choice, check_positive_number
 from .distributed import all_gather_cat, dist_info
-from .files import atomic_open
+from .files import atomic_open, check_writable_folder, exclusive_lock, remove_partial_writes
 from .reference import (FrozenBaseModel, eval_mode, forward_params,
                                          model_fingerprint, outside_vocabulary, score_checked,
                                          y_mask_from_labels)
@@ -474,6 +475,21 @@ def build_cache(model: nn.Module, # the base model (a FrozenBaseModel is asserte
     if save_every is not None: check_positive_number('save_every', save_every, allow_zero=True)
     if not isinstance(part, int) or part < 1: raise ValueError(f"part must be an int >= 1, got {part!r}")
     path, prov = Path(path), scoring_provenance(model, pad_id)
+    rank, world = dist_info()
+    try: path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e: raise ValueError(f"the cache {path}: cannot make {path.parent} ({e.strerror})") from None
+    # one writer at a time (rank 0 holds the lock; the other ranks wait for it at a barrier), each
+    # starting from what the last one wrote
+    waiting = f"{path} is being written by another process: waiting for it"
+    with exclusive_lock(path.with_name(f'.{path.name}.lock'), waiting) if rank == 0 else nullcontext():
+        if rank == 0: remove_partial_writes(path)
+        if world > 1: dist.barrier()
+        return _fill_cache(model, dataset, path, prov, batch_size, pad_id, on_stale, device, progress,
+                           save_every, part)
+
+def _fill_cache(model, dataset, path, prov, batch_size, pad_id, on_stale, device, progress, save_every,
+                part) -> BaseSurprisalCache:
+    "`build_cache` under the cache's lock: open what is there, score what it lacks, write as it goes."
     old = None
     if path.exists():
         try: old = BaseSurprisalCache(path, prov)
@@ -487,6 +503,7 @@ def build_cache(model: nn.Module, # the base model (a FrozenBaseModel is asserte
         if not len(todo): return old
         flat, fps = _take(flat, torch.from_numpy(todo)), fps[todo]
     rank, world = dist_info()
+    if rank == 0: check_writable_folder('the cache', path)                   # before any scoring
     # the examples' parts: all at once, or `part` at a time when the file is saved as it goes
     starts = [0] if save_every is None else list(range(0, len(fps), part)) or [0]
     done, last = [], time.perf_counter()

@@ -10,7 +10,6 @@ import csv
 import io
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from .cache import (BaseSurprisalCache, StaleCacheError, _fingerprints, _flatten
                                      build_cache, scoring_provenance)
 from .checks import check_choice
 from .distributed import default_device, dist_info
-from .files import atomic_open
+from .files import atomic_open, check_writable_folder, same_file
 from .reference import FrozenBaseModel
 from .text import (TextPairs, check_vocabulary, load_causal_lm, load_tokenizer,
                                     max_positions, read_pairs)
@@ -41,16 +40,11 @@ def check_table_path(out, # where the table goes: a .parquet, .jsonl or .csv fil
                      overwrite: bool=False, # replace a file that is already there
                     ) -> Path:
     "Refuse an output a table could not be written to, before any work."
-    out = Path(out)
-    if out.is_dir(): raise ValueError(f"--out {out} is a folder: name a file")
+    out = check_writable_folder('--out', out)
     if out.suffix.lower() not in SCORE_FORMATS:
         raise ValueError(f"--out {out}: expected a file ending in {', '.join(SCORE_FORMATS)}")
     if out.exists() and not overwrite:
         raise ValueError(f"--out {out} exists: pass --overwrite to replace it, or choose another file")
-    if not out.parent.is_dir(): raise ValueError(f"--out {out}: {out.parent} is not a folder")
-    try: tempfile.TemporaryFile(dir=out.parent).close()
-    except OSError as e:
-        raise ValueError(f"--out {out}: cannot write in {out.parent} ({e.strerror})") from None
     if out.suffix.lower() == '.parquet': _pyarrow()
     return out
 
@@ -146,12 +140,17 @@ def score_file(data, # a .jsonl or .csv file of (x, y) pairs
               ) -> dict: # what was scored: counts, seconds, pairs and tokens per second
     "Score every pair of a file with a frozen base model into a table in the file's order."
     check_choice('dtype', dtype, DTYPES)
-    out, pairs = check_table_path(out, overwrite), read_pairs(data, x_key, y_key)
+    out, path = check_table_path(out, overwrite), Path(cache or Path(out).with_suffix('.iscache'))
+    named = dict(data=Path(data), out=out, cache=path)
+    for a, b in (('out', 'data'), ('out', 'cache'), ('cache', 'data')):      # what is written is not read
+        if same_file(named[a], named[b]):
+            raise ValueError(f"--{a} {named[a]} is also --{b}: writing it would replace --{b}; choose another file")
+    pairs = read_pairs(data, x_key, y_key)
     device = torch.device(device) if device is not None else default_device()
     base = FrozenBaseModel(load_causal_lm(base_model).to(device, getattr(torch, dtype)))
     tok = load_tokenizer(tokenizer or base_model)
     items = TextPairs(pairs, tok, max_positions(base.model), too_long)
-    path, t0 = Path(cache or out.with_suffix('.iscache')), time.perf_counter()
+    t0 = time.perf_counter()
     before = _cached_count(path, scoring_provenance(base, items.pad_id))
     cols, cache = score_pairs(items, base, path, device=device, n_tokens=len(tok), **kwargs)
     seconds = time.perf_counter() - t0
