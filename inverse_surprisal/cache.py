@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 
 from .checks import check_choice, check_positive_number
 from .distributed import all_gather_cat, dist_info
-from .files import atomic_open, check_writable_folder, exclusive_lock, remove_partial_writes
+from .files import atomic_open, check_regular_file, check_writable_folder, exclusive_lock, remove_partial_writes
 from .reference import (FrozenBaseModel, eval_mode, forward_params,
                                          model_fingerprint, outside_vocabulary, score_checked,
                                          y_mask_from_labels)
@@ -179,16 +179,19 @@ def _write_cache_file(path: Path, header: dict, arrays: dict):
 # %% ../nbs/02a_cache.ipynb #fa5d5986
 def _read_cache_file(path: Path, verify: bool=True) -> tuple:
     "(header, {name: memmap}) of a cache file; `verify` checks every array's sha256."
-    path = Path(path)
+    try: path = check_regular_file(path)
+    except ValueError as e: raise CacheError(str(e)) from None
+    size = path.stat().st_size
     with open(path, 'rb') as f:
         prefix = f.read(48)
         if len(prefix) < 48 or prefix[:8] != _MAGIC:
             raise CacheError(f"{path} is not an inverse-surprisal cache file (bad magic bytes)")
         hlen = int.from_bytes(prefix[8:16], 'little')
-        hb = f.read(hlen)
+        # the header's length is read before it is trusted: never more than the file holds
+        hb = f.read(hlen) if 48 + hlen <= size else b''
     if len(hb) != hlen or hashlib.sha256(hb).digest() != prefix[16:48]:
         raise CacheError(f"{path}: the header is truncated or corrupted")
-    header, size = json.loads(hb), path.stat().st_size
+    header = json.loads(hb)
     data_start, arrays = _aligned(48 + hlen), {}
     for e in header['arrays']:
         dtype, shape, start = np.dtype(e['dtype']), tuple(e['shape']), data_start + e['offset']

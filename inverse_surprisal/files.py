@@ -4,13 +4,14 @@
 
 # %% auto #0
 __all__ = ['atomic_open', 'atomic_write_bytes', 'check_writable_folder', 'same_file', 'exclusive_lock', 'remove_partial_writes',
-           'file_digest']
+           'check_regular_file', 'file_digest']
 
 # %% ../nbs/01a_files.ipynb #26eb796b
 import errno
 import fcntl
 import hashlib
 import os
+import stat
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -89,11 +90,23 @@ def remove_partial_writes(path, # a file written through `atomic_open`
     for tmp in left: tmp.unlink()
     return len(left)
 
+# %% ../nbs/01a_files.ipynb #6ac705cc
+def check_regular_file(path, # a file about to be read
+                      ) -> Path:
+    "Refuse a path that is missing or is not a regular file (a folder, a FIFO, a device), links followed."
+    path = Path(path)
+    try: mode = os.stat(path).st_mode
+    except FileNotFoundError: raise ValueError(f"{path}: no such file") from None
+    if not stat.S_ISREG(mode):
+        kind = 'a folder' if stat.S_ISDIR(mode) else 'a FIFO' if stat.S_ISFIFO(mode) else 'a device or socket'
+        raise ValueError(f"{path} is {kind}, not a regular file")
+    return path
+
 # %% ../nbs/01a_files.ipynb #5221914c
 def file_digest(path, # a file
                ) -> str: # sha256 hex digest of its bytes
     "The sha256 of a file's content, read a megabyte at a time."
-    h = hashlib.sha256()
+    h = hashlib.sha256(); check_regular_file(path)
     with open(path, 'rb') as f:
         for chunk in iter(lambda: f.read(1 << 20), b''): h.update(chunk)
     return h.hexdigest()

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['CKPT_FORMAT', 'BASE_CKPT', 'CVAE_CKPT', 'RUN_MARKER', 'LOCK_FILE', 'INPUTS_FILE', 'rng_state', 'set_rng_state',
-           'save_checkpoint', 'load_checkpoint', 'RunDirectoryError', 'check_resumable', 'run_directory', 'share_base',
-           'check_run_inputs', 'truncate_log']
+           'save_checkpoint', 'load_checkpoint', 'RunDirectoryError', 'check_resumable', 'check_trained_config',
+           'run_directory', 'share_base', 'check_run_inputs', 'truncate_log']
 
 # %% ../nbs/09a_run_dir.ipynb #c83a1ecc
 import fcntl
@@ -21,8 +21,8 @@ import numpy as np
 import torch
 from safetensors.torch import load as load_safetensors, save as save_safetensors
 
-from .config import RunConfig, config_diff, load_config
-from .files import atomic_write_bytes
+from .config import RunConfig, config_diff, from_dict, load_config
+from .files import atomic_write_bytes, check_regular_file
 
 # %% ../nbs/09a_run_dir.ipynb #20bb12c7
 def rng_state(data_gen: torch.Generator, # the run's batch generator
@@ -102,7 +102,7 @@ def _safetensors_metadata(raw: bytes) -> dict:
 def load_checkpoint(path, # a file written by `save_checkpoint`
                    ) -> dict:
     "Read a checkpoint, checking its digest; nothing is unpickled."
-    raw = Path(path).read_bytes()
+    raw = check_regular_file(path).read_bytes()
     try: meta, tensors = _safetensors_metadata(raw), load_safetensors(raw)
     except Exception as e:
         raise ValueError(f"{path} is not a safetensors checkpoint that can be read "
@@ -133,6 +133,21 @@ def check_resumable(cfg: RunConfig, out: Path):
         raise RunDirectoryError(f"--resume: the settings differ from those the run in {out} "
                                 f"started with ({'; '.join(diff)}); "
                                      "resume with the same settings, or choose another --out")
+
+# %% ../nbs/09a_run_dir.ipynb #a758cc7c
+def check_trained_config(ckpt: dict, # a CVAE checkpoint, as `load_checkpoint` gives it
+                         cfg: RunConfig, # the settings it is about to be used with (the run's config.json)
+                         path: Path, # the checkpoint, for the message
+                        ):
+    "Refuse settings other than those the checkpoint was trained under."
+    if 'config' not in ckpt: return               # a checkpoint from before they were kept
+    try: trained = from_dict(RunConfig, json.loads(ckpt['config']))
+    except (ValueError, TypeError) as e: raise RunDirectoryError(f"{path}: its settings cannot be read ({e})") from None
+    diff = config_diff(trained, cfg)
+    if diff:
+        raise RunDirectoryError(f"{path} was trained under other settings than {path.parent / 'config.json'} "
+                                f"says ({'; '.join(diff)}): the config was edited after training; "
+                                "restore it, or train a new run")
 
 # %% ../nbs/09a_run_dir.ipynb #8036c0cd
 RUN_MARKER = 'inverse-surprisal-run.json' # marks a folder as this package's run (or compare)

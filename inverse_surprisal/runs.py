@@ -15,7 +15,7 @@ from torch import nn
 from .config import RunConfig, load_config
 from .continuous_cvae import prior_moments
 from .nn import posterior_and_prior
-from .run_dir import CVAE_CKPT, check_run_inputs, load_checkpoint
+from .run_dir import CVAE_CKPT, check_run_inputs, check_trained_config, load_checkpoint
 from .score import check_table_path, write_table
 from .shared_discrete_cvae import SharedDiscreteCVAE
 from .text import TextPairs, collate, max_positions
@@ -39,12 +39,13 @@ def load_run(run, # a finished run directory
     run = Path(run)
     for name in ('config.json', 'metrics.json', CVAE_CKPT):
         if not (run / name).exists(): raise ValueError(f"{run} holds no finished run (no {name})")
-    cfg = load_config(run / 'config.json')
+    cfg, ckpt = load_config(run / 'config.json'), load_checkpoint(run / CVAE_CKPT)
+    check_trained_config(ckpt, cfg, run / CVAE_CKPT)    # an edited config.json opens nothing
     tr = make_trainer(cfg, run, progress=False, device=device)
     check_run_inputs(run, tr.inputs, what='load_run')
     tr.b = tr.base_surprisals()                # read back from the run's caches, not scored again
     tr.model = tr.seeded_cvae(tr.b).eval()
-    tr.model.load_state_dict(load_checkpoint(run / CVAE_CKPT)['model'])
+    tr.model.load_state_dict(ckpt['model'])
     return OpenRun(tr.model, cfg, getattr(tr, 'tokenizer', None), tr.eval_set, tr)
 
 # %% ../nbs/09e_runs.ipynb #5b2edf86

@@ -38,7 +38,8 @@ from .nn import CausalTransformer
 from .objective import matched_objective
 from .reference import FrozenBaseModel, eval_mode
 from .run_dir import (BASE_CKPT, CVAE_CKPT, INPUTS_FILE, RunDirectoryError, check_resumable,
-                                       check_run_inputs, load_checkpoint, rng_state, run_directory,
+                                       check_run_inputs, check_trained_config, load_checkpoint, rng_state,
+                                       run_directory,
                                        save_checkpoint, set_rng_state, truncate_log)
 from .shared_discrete_cvae import SharedDiscreteCVAE, split_dead_code
 from .synthetic import SyntheticDataset, SyntheticTask
@@ -427,6 +428,7 @@ def _start_cvae(self: Trainer, resume: bool,
     if not (resume and path.exists()): return model, opt, gen, 0, [], 0.0
     try: c = load_checkpoint(path)
     except ValueError as e: raise RunDirectoryError(f"--resume: {e}") from None
+    check_trained_config(c, cfg, path)
     model.load_state_dict(c['model'])
     opt.load_state_dict(c['optimizer']); set_rng_state(c['rng'], gen)
     if self.rank == 0: truncate_log(self.out / 'metrics.jsonl', c['step'])
@@ -639,7 +641,8 @@ def _evaluate_and_save(self: Trainer, model: nn.Module, opt: torch.optim.Optimiz
     if self.rank == 0:
         save_checkpoint(self.out / CVAE_CKPT, model=model.state_dict(),
                         optimizer=opt.state_dict(), step=step, rng=rng_state(gen),
-                        evals=json.dumps(evals), wall_seconds=time.perf_counter() - t0)
+                        evals=json.dumps(evals), wall_seconds=time.perf_counter() - t0,
+                        config=json.dumps(dataclasses.asdict(self.cfg)))
     if self.world > 1: dist.barrier()
 
 # %% ../nbs/09b_train.ipynb #9207a7ee
