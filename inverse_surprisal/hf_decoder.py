@@ -7,6 +7,7 @@ __all__ = ['transformer_blocks', 'PretrainedDecoder']
 
 # %% ../nbs/05a_hf_decoder.ipynb #02571e2d
 import copy
+import inspect
 
 import torch
 import torch.nn.functional as F
@@ -88,6 +89,11 @@ def nll(self: PretrainedDecoder,
                         input_ids, y_mask)
 
 # %% ../nbs/05a_hf_decoder.ipynb #6013c3a5
+def _repeat_cache(cache, C: int):
+    "A key/value cache with each example repeated C times: a `Cache` object, or a tuple of tensors per layer."
+    if hasattr(cache, 'batch_repeat_interleave'): cache.batch_repeat_interleave(C); return cache
+    return tuple(tuple(t.repeat_interleave(C, 0) for t in layer) for layer in cache)
+
 @patch
 def class_nll(self: PretrainedDecoder,
               input_ids: Tensor, # (bs,T) [x ; sep ; y], right-padded or not
@@ -101,11 +107,12 @@ def class_nll(self: PretrainedDecoder,
     emb = self.lm.get_input_embeddings()(input_ids[:, :T - 1])
     zs = zm[:, s:T - 1, None, None].to(emb.dtype) * self.z_proj(z)                 # (bs,t,C,E)
     ey = (emb[:, s:, None] + zs).transpose(1, 2).reshape(bs * C, T - 1 - s, -1)
+    # the cache's argument and field: `cache` in transformers 5, `past_key_values` before
+    name = 'cache' if 'cache' in inspect.signature(self.lm.forward).parameters else 'past_key_values'
     cache = None
     if s:
-        cache = self.lm(inputs_embeds=emb[:, :s], use_cache=True).past_key_values
-        cache.batch_repeat_interleave(C)
-    logits = self.lm(inputs_embeds=ey, past_key_values=cache, use_cache=False).logits
+        cache = _repeat_cache(getattr(self.lm(inputs_embeds=emb[:, :s], use_cache=True), name), C)
+    logits = self.lm(inputs_embeds=ey, use_cache=False, **{name: cache}).logits
     nxt, y_nxt = (t[:, s + 1:].repeat_interleave(C, 0) for t in (input_ids, y_mask))
     tok = F.pad(y_region_token_nll(logits, nxt, y_nxt), (s + 1, 0)).view(bs, C, T)
     return tok.sum(-1), tok
