@@ -15,6 +15,7 @@ from torch import nn
 from .config import RunConfig, load_config
 from .continuous_cvae import prior_moments
 from .nn import posterior_and_prior
+from .reference import score_batch
 from .run_dir import CVAE_CKPT, check_run_inputs, check_trained_config, load_checkpoint
 from .score import check_table_path, write_table
 from .shared_discrete_cvae import SharedDiscreteCVAE
@@ -50,12 +51,13 @@ def load_run(run, # a finished run directory
 
 # %% ../nbs/09e_runs.ipynb #5b2edf86
 def _batches(run: OpenRun, pairs, batch_size: int):
-    "(input_ids, y_mask, attention_mask or None) batches of `pairs` (None: the held-out split)."
+    """(input_ids, y_mask, attention_mask or None, (b, token b) or None) batches of `pairs` (None: the
+    held-out split, with the b the run used)."""
     tr = run.trainer
     if pairs is None and run.tokenizer is None:
-        ds = run.held_out
+        ds, (b, tok) = run.held_out, tr.b['eval']
         for s in range(0, len(ds), batch_size):
-            yield ds.input_ids[s:s + batch_size], ds.y_mask[s:s + batch_size], None
+            yield ds.input_ids[s:s + batch_size], ds.y_mask[s:s + batch_size], None, (b[s:s + batch_size], tok[s:s + batch_size])
         return
     if pairs is not None and run.tokenizer is None:
         raise ValueError("pairs of strings need a run on your own data (a tokenizer); on the "
@@ -64,15 +66,23 @@ def _batches(run: OpenRun, pairs, batch_size: int):
              TextPairs(pairs, run.tokenizer, max_positions(tr.base.model), 'error',
                        run.config.data.special_tokens).items)
     for s in range(0, len(items), batch_size):
-        b = collate(items[s:s + batch_size], tr.pad_id)
-        yield b['input_ids'], b['y_mask'], b['attention_mask']
+        c = collate(items[s:s + batch_size], tr.pad_id)
+        T, (b, tok) = c['input_ids'].shape[1], tr.b['eval']
+        yield (c['input_ids'], c['y_mask'], c['attention_mask'],
+               (b[s:s + batch_size], tok[s:s + batch_size, :T]) if pairs is None else None)
 
 # %% ../nbs/09e_runs.ipynb #7f3b9fc7
-def _posterior_fields(model: nn.Module, ids, y_mask, attention_mask) -> dict:
-    "The posterior and prior of one batch, as `encode` names them."
+def _posterior_fields(run: OpenRun, ids, y_mask, attention_mask, b) -> dict:
+    """The posterior and prior of one batch, as `encode` names them; EM's own posterior when the run
+    evaluates with it (`eval_posterior='model'`), from the b the run used or, for new pairs, the base's."""
+    model = run.model
     q, p = posterior_and_prior(model, ids, y_mask, attention_mask)
     if isinstance(model, SharedDiscreteCVAE):
         log_q, log_p = model.joint_log_prob(q), model.joint_log_prob(p)
+        if model.cfg.eval_posterior == 'model':
+            b = b or score_batch(run.trainer.base.model, ids, y_mask, attention_mask)
+            log_q = model.model_posterior(ids, y_mask, *(t.to(ids.device) for t in b),
+                                          run.trainer.b['base_mean'], attention_mask)
         return dict(code_probs=log_q.exp(), code=log_q.argmax(1), prior_probs=log_p.exp())
     mu_p, logvar_p = prior_moments(p)
     return dict(mean=q[0], logvar=q[1], prior_mean=mu_p, prior_logvar=logvar_p)
@@ -82,12 +92,12 @@ def encode(run: OpenRun, # `load_run`'s
            pairs: list=None, # [(x, y), ...] strings (own data); None: the held-out split
            batch_size: int=256, # pairs per forward pass
           ) -> dict: # name -> (n, ...) tensor on the CPU
-    """Each pair's posterior and prior: code probabilities and the most probable code (discrete),
-    mean and log-variance (continuous)."""
+    """Each pair's posterior and prior: code probabilities and the most probable code (discrete; EM's
+    own posterior q* with `eval_posterior='model'`), mean and log-variance (continuous)."""
     dev, parts, model = run.trainer.device, [], run.model.eval()
-    for ids, ym, att in _batches(run, pairs, batch_size):
+    for ids, ym, att, b in _batches(run, pairs, batch_size):
         att = None if att is None else att.to(dev)
-        parts.append(_posterior_fields(model, ids.to(dev), ym.to(dev), att))
+        parts.append(_posterior_fields(run, ids.to(dev), ym.to(dev), att, b))
     return {k: torch.cat([p[k].float() if p[k].is_floating_point() else p[k]
                           for p in parts]).cpu() for k in parts[0]}
 
@@ -105,7 +115,7 @@ EXPORT_COLUMNS = dict(
     oracle_b='the task: the exact z-free surprisal b*, nats',
     information='the task: the oracle information b* - (-log p(y|x,class)), nats',
     true_class='the task: the hidden class that made the pair',
-    code='discrete: the most probable joint code under q(z|x,y)',
+    code="discrete: the most probable joint code under q(z|x,y) (EM's own posterior with eval_posterior='model')",
     latent_mean='continuous: the posterior mean of z, a list of latent_dim numbers')
 
 # %% ../nbs/09e_runs.ipynb #73e01d57

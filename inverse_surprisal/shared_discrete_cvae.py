@@ -35,6 +35,9 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
     tau_decay: float=1e-3 # tau(step) = max(tau_min, tau_start * exp(-tau_decay * step))
     class_maps: bool=False # per-joint-class offsets on the alignment head's token maps
     estimator: str='elbo' # 'elbo' | 'em': the exact posterior as target (exact enumeration only)
+    # 'encoder' | 'model': q off training (held-out figures, codes); 'model', under EM with one code:
+    # EM's own posterior q* by exact enumeration instead of the encoder that amortises it
+    eval_posterior: str='encoder'
 
     def __post_init__(self):
         self.code_sizes = tuple(self.code_sizes)
@@ -49,6 +52,10 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
         if self.estimator == 'em' and self.n_joint > self.exact_max_classes:
             raise ValueError(f"estimator='em' needs exact enumeration: {self.n_joint} joint "
                              f"classes > exact_max_classes={self.exact_max_classes}")
+        check_choice('eval_posterior', self.eval_posterior, ('encoder', 'model'))
+        if self.eval_posterior == 'model' and (self.estimator != 'em' or len(self.code_sizes) != 1):
+            raise ValueError("eval_posterior='model' needs estimator='em' and one code, got "
+                             f"estimator={self.estimator!r} and code_sizes={self.code_sizes!r}")
         if self.class_maps and self.aux_head != 'alignment':
             raise ValueError("class_maps needs aux_head='alignment'")
 
@@ -178,10 +185,11 @@ def _gumbel_reconstruction(self: SharedDiscreteCVAE, input_ids, y_mask, log_q, t
 # %% ../nbs/08_shared_discrete_cvae.ipynb #d0ffa705
 @patch
 def _exact_reconstruction(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor,
-                          log_q: list) -> tuple:
+                          log_q: list, per_class: tuple=None) -> tuple:
     """(l, token NLL, head NLL) as expectations under q over every joint class, then the per-class
-    terms and log q(c) that EM reads."""
-    per_class, log_qc = self._per_class(input_ids, y_mask), self.joint_log_prob(log_q)
+    terms (`_per_class`'s, computed when not given) and log q(c) that EM reads."""
+    per_class = self._per_class(input_ids, y_mask) if per_class is None else per_class
+    log_qc = self.joint_log_prob(log_q)
     qc = log_qc.exp()
     return ((qc * per_class[0]).sum(1), (qc[..., None] * per_class[1]).sum(1),
             (qc * per_class[2]).sum(1), per_class, log_qc)
@@ -233,12 +241,16 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
                      variable=attention_mask is not None)
     log_q, log_p = posterior_and_prior(self, input_ids, y_mask, attention_mask)
     log_pc = self.joint_log_prob(log_p)
-    kl_units = torch.stack([(lq.exp() * (lq - lp)).sum(1) for lq, lp in zip(log_q, log_p)], 1)
     exact = self.cfg.n_joint <= self.cfg.exact_max_classes if exact is None else exact
     if self.cfg.estimator == 'em' and not exact:
         raise ValueError("estimator='em' needs exact=True (or None)")
+    per_class = None
+    if self.cfg.eval_posterior == 'model' and not self.training:     # q is EM's own q*
+        per_class = self._per_class(input_ids, y_mask)
+        log_q = [self._q_star(log_pc, per_class, y_mask, base_surprisal, base_token_surprisal, base_mean)]
+    kl_units = torch.stack([(lq.exp() * (lq - lp)).sum(1) for lq, lp in zip(log_q, log_p)], 1)
     if exact:                                   # the exact log q(c) stands in for a sample
-        l, tok, aux, per_class, sample = self._exact_reconstruction(input_ids, y_mask, log_q)
+        l, tok, aux, per_class, sample = self._exact_reconstruction(input_ids, y_mask, log_q, per_class)
     else:
         l, tok, aux, sample = self._gumbel_reconstruction(input_ids, y_mask, log_q,
                                                           self.cfg.tau_at(step))
@@ -276,6 +288,17 @@ def generate(self: SharedDiscreteCVAE,
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #62469b61
 @patch
+def _em_cost(self: SharedDiscreteCVAE, per_class: tuple, y_mask: Tensor, base_surprisal: Tensor,
+             base_token_surprisal: Tensor=None, base_mean: float=None,
+            ) -> Tensor: # (bs,C) r_c + lambda a_c
+    "Each joint class's cost in the E-step: its reconstruction term and the head's weighted NLL."
+    cfg, (l_c, tok_c, aux_c), (bs, C) = self.objective, per_class, per_class[0].shape
+    rep = lambda t: None if t is None else t.repeat_interleave(C, 0)
+    r_c = reconstruction_term(cfg, l_c.reshape(-1), tok_c.reshape(bs * C, -1), rep(y_mask),
+                              rep(base_surprisal), rep(base_token_surprisal), base_mean)[0].view(bs, C)
+    return r_c + cfg.aux_weight * aux_c
+
+@patch
 def em_loss(self: SharedDiscreteCVAE,
             step: int, # training step (the prior's beta warm-up)
             per_class: tuple, # (l(c) (bs,C), token NLL (bs,C,T), head NLL (bs,C)) from `_per_class`
@@ -290,17 +313,32 @@ def em_loss(self: SharedDiscreteCVAE,
            ) -> Tensor: # () the EM surrogate, averaged over the batch
     """Decoder and head on the exact tempered posterior of the current model; prior and encoder
     fitted to it."""
-    cfg, (l_c, tok_c, aux_c), (bs, C) = self.objective, per_class, log_qc.shape
-    rep = lambda t: None if t is None else t.repeat_interleave(C, 0)
-    r_c = reconstruction_term(cfg, l_c.reshape(-1), tok_c.reshape(bs * C, -1), rep(y_mask),
-                              rep(base_surprisal),
-                              rep(base_token_surprisal), base_mean)[0].view(bs, C)
-    cost = r_c + cfg.aux_weight * aux_c
+    cfg, C = self.objective, log_qc.shape[1]
+    cost = self._em_cost(per_class, y_mask, base_surprisal, base_token_surprisal, base_mean)
     with torch.no_grad():
         log_post = log_pc - cost / cfg.beta
         post = (F.one_hot(start_code.long(), C).to(cost.dtype) if start_code is not None
                 else balanced_assignment(log_post) if balanced else torch.softmax(log_post, 1))
     return (post * (cost - beta_at(cfg, step) * log_pc - log_qc)).sum(1).mean()
+
+# %% ../nbs/08_shared_discrete_cvae.ipynb #52fb64fe
+@patch
+def _q_star(self: SharedDiscreteCVAE, log_pc: Tensor, per_class: tuple, *costs) -> Tensor:
+    "log q*(c), p(c|x) exp(-cost(c)/beta) normalised; `costs`: `_em_cost`'s arguments after per_class."
+    return (log_pc - self._em_cost(per_class, *costs) / self.objective.beta).log_softmax(1)
+
+@patch
+@torch.no_grad()
+def model_posterior(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor,
+                    base_surprisal: Tensor, # (bs,) b
+                    base_token_surprisal: Tensor=None, # (bs,T), for the token term
+                    base_mean: float=None, # E_D[b], for the distribution term
+                    attention_mask: Tensor=None, # (bs,T) for right-padded batches
+                   ) -> Tensor: # (bs,C) log q*(c) of every joint class
+    "EM's target q*: the posterior the objective makes of the prior, decoder and head, exactly."
+    log_pc = self.joint_log_prob(posterior_and_prior(self, input_ids, y_mask, attention_mask)[1])
+    return self._q_star(log_pc, self._per_class(input_ids, y_mask), y_mask, base_surprisal,
+                        base_token_surprisal, base_mean)
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #1e70cfa5
 @dataclass

@@ -121,7 +121,7 @@ def _fit(self: Trainer, resume: bool) -> dict:
                 self._split(model, opt, gen, step)
             self._cvae_step(ddp, opt, data, gen, b['base_mean'], step, bar)
             if step + 1 == cfg.steps and cfg.encoder_refit_epochs:
-                self._log(dict(phase='refit', step=step + 1, kl_to_posterior=self.refit_encoder(model, data)))
+                self._log(dict(phase='refit', step=step + 1, kl_to_posterior=self.refit_encoder(model, data, b['base_mean'])))
             if (step + 1) % cfg.eval_every == 0 or step + 1 == cfg.steps:
                 self._evaluate_and_save(model, opt, gen, b, evals, step + 1, t0)
     final = dict(evals[-1], wall_seconds=time.perf_counter() - t0)
@@ -493,14 +493,16 @@ def start_codes(self: Trainer,
 @patch
 def refit_encoder(self: Trainer, model: nn.Module,
                   data: dict, # the training set's tensors (`_tensors`)
-                 ) -> float: # mean KL(p(c|x,y) || q) over the training set after the refit, nats
-    """Fit the encoder alone to the model's exact posterior on every training example, for
+                  base_mean: float=None, # E_D[b], for the distribution term
+                 ) -> float: # mean KL(q* || q) over the training set after the refit, nats
+    """Fit the encoder alone to EM's posterior q* (`model_posterior`) on every training example, for
     `encoder_refit_epochs` epochs."""
     bs, n = self.cfg.batch_size, len(data['input_ids'])
     mask = lambda rows: rows['attention_mask'].bool() if 'attention_mask' in rows else None
     log_q = lambda rows: model.joint_log_prob(model.posterior(rows['input_ids'], mask(rows)))
     with torch.no_grad(), eval_mode(model):
-        target = torch.cat([model.exact_posterior(r['input_ids'], r['y_mask'], r.get('attention_mask'))
+        target = torch.cat([model.model_posterior(r['input_ids'], r['y_mask'], r['base_surprisal'],
+                                                  r['base_token_surprisal'], base_mean, r.get('attention_mask'))
                             for r in (batch_rows(data, i) for i in torch.arange(n).split(bs))])
     opt, gen = torch.optim.Adam(model.encoder.parameters(), lr=self.cfg.lr), torch.Generator().manual_seed(self.cfg.seed + 4)
     for _ in range(self.cfg.encoder_refit_epochs):

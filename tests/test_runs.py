@@ -106,3 +106,27 @@ def test_tensorboard_scalars_are_the_log(trained):
             for k, v in r.items() if k not in ('phase', 'step') and isinstance(v, (int, float)) and not isinstance(v, bool)}
     assert got.keys() == want.keys()
     np.testing.assert_allclose([got[k] for k in want], [want[k] for k in want], rtol=1e-6)
+
+def test_model_posterior_off_training(saved, tmp_path):
+    "eval_posterior='model': the held-out figures, encode (held-out and new pairs) and export read EM's own q*."
+    cfg = make_config('text', merge_overrides(OWN, dict(
+        model=dict(family='discrete', eval_posterior='model'), objective=dict(recon='example'),
+        data=dict(path=str(saved / 'pairs.jsonl'), base_model=str(saved / 'base')))))
+    tr = make_trainer(cfg, tmp_path / 'run', progress=False, device='cpu')
+    tr.fit()
+    outs = []
+    tr.held_out(tr.model, tr.b['eval'], tr.b['base_mean'], tr.cfg.steps, outs)
+    q_star = torch.cat([tr.model.joint_log_prob(o.extras['log_q']).exp() for o in outs])
+    rows = lambda: (dict(input_ids=it['input_ids'][None], y_mask=it['y_mask'][None]) for it in tr.eval_set)
+    with torch.no_grad():      # q* by hand, pair by pair, with the b the run used; the encoder's q differs
+        b, tok = tr.b['eval']
+        by_hand = torch.cat([tr.model.model_posterior(r['input_ids'], r['y_mask'], b[i:i + 1],
+                                                      tok[i:i + 1, :r['input_ids'].shape[1]], tr.b['base_mean']).exp()
+                             for i, r in enumerate(rows())])
+        encoder = torch.cat([tr.model.joint_log_prob(tr.model.posterior(r['input_ids'])).exp() for r in rows()])
+    torch.testing.assert_close(q_star, by_hand, atol=1e-5, rtol=1e-4)
+    assert (q_star - encoder).abs().max() > 1e-3
+    opened = load_run(tmp_path / 'run', device='cpu')
+    torch.testing.assert_close(encode(opened, batch_size=3)['code_probs'], q_star, atol=1e-5, rtol=1e-4)
+    pos, x, y = tr.eval_pairs[0]              # a new pair of strings: b from the base model, as the cache holds it
+    torch.testing.assert_close(encode(opened, [(x, y)])['code_probs'][0], q_star[0], atol=1e-4, rtol=1e-3)
