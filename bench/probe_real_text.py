@@ -51,6 +51,11 @@ ARMS = {
                               objective=dict(aux_weight=3.0)),
     # the encoder refitted to the model's exact posterior over the training pairs after the last step
     'mixture-refit': dict(start=dict(codes='mixture', steps=100), encoder_refit_epochs=3),
+    # EM's own posterior q* as q off training (the held-out figures and codes), no encoder in between
+    'mixture-model': dict(start=dict(codes='mixture', steps=100), model=dict(eval_posterior='model')),
+    'kmeans-model': dict(start=dict(codes='kmeans', steps=100), model=dict(eval_posterior='model')),
+    'mixture-base-model': dict(start=dict(codes='mixture', steps=100), model=dict(eval_posterior='model'),
+                               data=dict(decoder_init='base_model')),
 }
 
 def wordnet_rows():
@@ -160,15 +165,15 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, resu
     cfg = make_config('text', {**ARMS[arm], 'seed': seed, 'steps': steps, 'eval_every': S['eval_every'],
                                'log_every': S['eval_every'],
                                'batch_size': 32,
-                               'model': dict(code_sizes=(K,)),
+                               'model': dict(ARMS[arm].get('model', {}), code_sizes=(K,)),
                                'data': dict(ARMS[arm].get('data', {}), path=str(pairs_path), base_model=str(base_dir),
                                             too_long='drop', eval_fraction=EVAL_FRACTION)})
     if out.exists():
         rec = json.loads(out.read_text())
         diff = config_diff(from_dict(RunConfig, rec['config']), cfg)
         if diff: raise SystemExit(f'{out}: its settings differ from the arm today ({diff}): remove it to rerun')
-        if 'exact_posterior' in rec: return rec
-        earlier = rec          # a record from before the exact posterior was judged: its run is opened again
+        if 'model_posterior' in rec: return rec
+        earlier = rec          # a record from before q* was judged: its run is opened again
     else: earlier = None
     run = work_dir / corpus / 'runs' / f'{arm}_s{seed}_{steps}'
     t0 = time.perf_counter()
@@ -177,13 +182,17 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, resu
     wall = time.perf_counter() - t0
     curve = [{k: round(r[k], 4) for k in ('step', 'kl', 'code_contribution', 'decoder_vs_base', 'codes_used') if k in r}
              for r in map(json.loads, (run / 'metrics.jsonl').read_text().splitlines()) if r['phase'] == 'eval']
-    ev = tr._tensors(tr.eval_set, tr.b['eval'])
-    model, exact = tr.model.eval(), []
+    ev, outs = tr._tensors(tr.eval_set, tr.b['eval']), []
+    model, exact, star = tr.model.eval(), [], []
+    tr.held_out(model, tr.b['eval'], tr.b['base_mean'], steps, outs)   # the run's own q: encoder or q*
+    code = torch.cat([model.joint_log_prob(o.extras['log_q']).argmax(1).cpu() for o in outs])
     with torch.no_grad():
-        code = model.posterior(ev['input_ids'], ev['attention_mask'].bool())[0].argmax(1).cpu()
-        for i in torch.arange(len(code)).split(256):       # the generative model's own MAP code, no encoder
+        for i in torch.arange(len(code)).split(256):       # the generative model's own MAP codes, no encoder
             rows = batch_rows(ev, i)
             exact.append(model.exact_posterior(rows['input_ids'], rows['y_mask'], rows['attention_mask']).argmax(1))
+            star.append(model.model_posterior(rows['input_ids'], rows['y_mask'], rows['base_surprisal'],
+                                              rows['base_token_surprisal'], tr.b['base_mean'],
+                                              rows['attention_mask']).argmax(1))
     final = json.loads((run / 'metrics.json').read_text())
     _, counts, words = word_counts([r['y'] for r in held], [r['y'] for r in held])
     rec = dict(corpus=corpus, arm=arm, seed=seed, steps=steps,
@@ -191,6 +200,7 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, resu
                kl=final['kl'], code_contribution=final['code_contribution'],
                decoder_vs_base=final['decoder_vs_base'], curve=curve,
                code=judged(code, held), exact_posterior=judged(torch.cat(exact).cpu(), held),
+               model_posterior=judged(torch.cat(star).cpu(), held),
                words={int(c): w for c, w in characteristic_words(counts, code, words, 6).items()},
                config=json.loads((run / 'config.json').read_text()))
     out.write_text(json.dumps(rec, indent=1))
@@ -200,7 +210,7 @@ def show(rec):
     for c in rec['curve']: print('  ', c, flush=True)
     print(f"  {rec['corpus']} {rec['arm']} s{rec['seed']}: {rec['wall_seconds']:.0f} s, KL {rec['kl']:.3f}, "
           f"l0-l {rec['code_contribution']:.3f}, b-l0 {rec['decoder_vs_base']:.3f}, code {rec['code']}, "
-          f"exact posterior {rec.get('exact_posterior')}", flush=True)
+          f"exact posterior {rec.get('exact_posterior')}, q* {rec.get('model_posterior')}", flush=True)
     for c, w in sorted(rec['words'].items(), key=lambda t: int(t[0])): print(f'    code {c}: {" ".join(w)}')
 
 def main(argv=None):
