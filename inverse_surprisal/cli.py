@@ -17,6 +17,7 @@ import torch
 import torch.distributed as dist
 import numpy as np
 
+from .cache import CacheError
 from .checks import check_positive_number
 from .config import (FAMILIES, PRESETS, RunConfig, from_dict, merge_overrides,
                                       load_config,
@@ -283,12 +284,13 @@ def main(argv: list=None, # the arguments after the program name; sys.argv's whe
         if a.command == 'export': return _export(a)
         cfg = _config_from_args(a) if a.command in ('train', 'compare') else None
         device = _device_from_args(a)
-    except (ValueError, TypeError) as e: p.error(str(e))
+    # a run directory that cannot be read or written (a read-only report) is named in one line too
+    except (ValueError, TypeError, OSError) as e: p.error(str(e))
     _init_distributed(device)
     try: return dict(train=_train, compare=_compare, score=_score)[a.command](a, cfg, device)
     # raised on every rank alike: rank 0 says it; a file the run cannot write (read-only, a full
     # disk, a file where a folder should be) is named in one line too
-    except (RunDirectoryError, DataError, OSError) as e:
+    except (RunDirectoryError, DataError, CacheError, OSError) as e:
         if dist_info()[0] == 0: p.error(str(e))
         raise SystemExit(2) from None
     finally:

@@ -6,7 +6,7 @@
 __all__ = ['FAMILIES', 'DATA_SHAPE', 'FAMILY_CONFIGS', 'ModelConfig', 'DISCOVERY', 'PRESETS', 'CONTINUOUS', 'CONTINUOUS_PRESETS',
            'TaskConfig', 'check_model_choices', 'family_fields', 'task_shape', 'model_config', 'DataConfig',
            'check_run_numbers', 'check_run_model', 'RunConfig', 'from_dict', 'merge_overrides', 'make_config',
-           'parse_override', 'save_config', 'load_config', 'config_diff']
+           'parse_override', 'save_config', 'load_config', 'config_diff', 'with_absolute_paths']
 
 # %% ../nbs/09_config.ipynb #1318fa56
 import dataclasses
@@ -406,3 +406,11 @@ def config_diff(before: RunConfig, # one configuration
     a, b = (flat(json.loads(json.dumps(asdict(c)))) for c in (before, now))
     return [f"{k}: {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(a.keys() | b.keys())
             if a.get(k) != b.get(k)]
+
+# %% ../nbs/09_config.ipynb #9e2998af
+def with_absolute_paths(cfg: RunConfig) -> RunConfig:
+    "The configuration with its data file, base model and tokenizer folders as absolute paths."
+    d = cfg.data
+    at = lambda p: str(Path(p).expanduser().resolve()) if p else p
+    return dataclasses.replace(cfg, data=dataclasses.replace(d, path=at(d.path), base_model=at(d.base_model),
+                                                              tokenizer=at(d.tokenizer)))

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['CKPT_FORMAT', 'BASE_CKPT', 'CVAE_CKPT', 'INPUT_LOCATIONS', 'RUN_MARKER', 'LOCK_FILE', 'INPUTS_FILE', 'rng_state',
            'set_rng_state', 'save_checkpoint', 'load_checkpoint', 'RunDirectoryError', 'check_resumable',
-           'check_trained_config', 'run_directory', 'share_base', 'check_run_inputs', 'truncate_log']
+           'check_trained_config', 'run_directory', 'share_base', 'check_run_inputs', 'read_log', 'truncate_log']
 
 # %% ../nbs/09a_run_dir.ipynb #c83a1ecc
 import fcntl
@@ -234,10 +234,8 @@ def check_run_inputs(out: Path, # the run directory: its INPUTS_FILE, when it ha
         _check_inputs(json.loads(recorded.read_text()) if recorded.exists() else {}, now, out, what)
 
 # %% ../nbs/09a_run_dir.ipynb #7e55ad49
-def truncate_log(path: Path, step: int):
-    """Keep the log lines written up to the checkpoint at `step`: a resumed run writes the rest
-    again."""
-    if not path.exists(): return
+def read_log(path: Path) -> list: # its records, a torn last line left out
+    "The records of a run's log; a last line torn by a kill is left out, any other damage refused."
     lines, records = path.read_text().splitlines(), []
     for n, line in enumerate(lines, 1):
         try: records.append(json.loads(line))
@@ -246,6 +244,13 @@ def truncate_log(path: Path, step: int):
             if n == len(lines): break
             raise RunDirectoryError(f"{path}, line {n}: not a JSON record; the log is "
                                     "damaged") from None
+    return records
+
+def truncate_log(path: Path, step: int):
+    """Keep the log lines written up to the checkpoint at `step`: a resumed run writes the rest
+    again."""
+    if not path.exists(): return
+    lines, records = path.read_text().splitlines(), read_log(path)
     keep = [l for l, r in zip(lines, records)
             if r['phase'] in ('base', 'base_check') or r['step'] < step
             or (r['phase'] == 'eval' and r['step'] <= step)]

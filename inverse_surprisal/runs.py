@@ -63,7 +63,8 @@ def _batches(run: OpenRun, pairs, batch_size: int):
         raise ValueError("pairs of strings need a run on your own data (a tokenizer); on the "
                          "synthetic task, encode the held-out split (pairs=None)")
     items = (run.held_out if pairs is None else
-             TextPairs(pairs, run.tokenizer, max_positions(tr.base.model), 'error',
+             # as long as both the base model and the CVAE read
+             TextPairs(pairs, run.tokenizer, min(max_positions(tr.base.model), run.model.cfg.seq_len), 'error',
                        run.config.data.special_tokens).items)
     for s in range(0, len(items), batch_size):
         c = collate(items[s:s + batch_size], tr.pad_id)

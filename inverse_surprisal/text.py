@@ -30,6 +30,11 @@ def _pair(rec, x_key: str, y_key: str, where: str) -> tuple:
     x, y = rec[x_key], rec[y_key]
     if not isinstance(x, str) or not isinstance(y, str):
         raise ValueError(f"{where}: {x_key!r} and {y_key!r} must be strings")
+    for key, s in ((x_key, x), (y_key, y)):
+        try: s.encode('utf-8')
+        except UnicodeEncodeError as e:       # JSON's \ud800 escape without its pair
+            raise ValueError(f"{where}: {key!r} holds a lone surrogate ({s[e.start]!r} at character "
+                             f"{e.start}), which is not Unicode text") from None
     if not y:
         raise ValueError(f"{where}: {y_key!r} is empty: an empty target has no surprisal to score")
     return x, y
@@ -47,6 +52,8 @@ def _decoded(path: Path) -> str:
 # %% ../nbs/03a_text.ipynb #90506ef6
 def _csv_records(path: Path, text: str):
     "(line number, {column: field}) per non-blank row; every row has the header's fields."
+    # a field may be as long as the file (the module's default stops at 131072 characters)
+    csv.field_size_limit(max(csv.field_size_limit(), len(text)))
     reader = csv.reader(io.StringIO(text, newline=''))
     header = next(reader, [])
     twice = sorted({h for h in header if header.count(h) > 1})

@@ -38,7 +38,7 @@ from .nn import CausalTransformer
 from .objective import matched_objective
 from .reference import FrozenBaseModel, eval_mode
 from .run_dir import (BASE_CKPT, CVAE_CKPT, INPUTS_FILE, RunDirectoryError, check_resumable,
-                                       check_run_inputs, check_trained_config, load_checkpoint, rng_state,
+                                       check_run_inputs, check_trained_config, load_checkpoint, read_log, rng_state,
                                        run_directory,
                                        save_checkpoint, set_rng_state, truncate_log)
 from .shared_discrete_cvae import SharedDiscreteCVAE, split_dead_code
@@ -288,7 +288,7 @@ def _tensorboard_from_log(self: Trainer):
     self._close_tensorboard()
     shutil.rmtree(self.out / 'tensorboard', ignore_errors=True)
     self._tb, log = SummaryWriter(self.out / 'tensorboard', flush_secs=10), self.out / 'metrics.jsonl'
-    for line in (log.read_text().splitlines() if log.exists() else []): _add_scalars(self._tb, json.loads(line))
+    for record in (read_log(log) if log.exists() else []): _add_scalars(self._tb, record)   # a torn last line left out
 
 @patch
 def _close_tensorboard(self: Trainer):

@@ -237,3 +237,35 @@ def test_full_disk(tmp_path):
         refused(res, 'No space left on device', str(disk / 'run'))
         assert not list((disk / 'run').glob('.*.tmp'))
     finally: subprocess.run(['umount', str(disk)])
+
+# 8. the doors a run's files go through (issue 46)
+
+def test_resume_replays_a_log_torn_by_a_kill(tmp_path):
+    "The last line of metrics.jsonl torn by a kill: the TensorBoard replay leaves it out, as the log's cut does."
+    out = tmp_path / 'r'; run(*CLI, *TINY, '--out', out)
+    log = out / 'metrics.jsonl'; text = log.read_text(); log.write_text(text[:-len(text.splitlines()[-1]) // 2 - 1])
+    run(*CLI, *TINY, '--out', out, '--resume')
+    assert all('phase' in r for r in records(out))                        # whole lines only, again
+
+def test_a_damaged_cache_or_report_is_one_line(tmp_path):
+    out = tmp_path / 'r'; run(*CLI, *TINY, '--out', out)
+    cache = out / 'base_train.iscache'; raw = bytearray(cache.read_bytes()); raw[-3] ^= 0xff; cache.write_bytes(bytes(raw))
+    refused(run(*CLI, *TINY, '--out', out, '--resume', check=False), 'base_train.iscache', 'fails its checksum')
+    (out / 'report.md').mkdir()                                       # a report that cannot be written
+    refused(run(*CLI, 'report', out, check=False), 'report.md')
+
+def test_relative_paths_are_found_from_another_folder(saved, tmp_path):
+    work, elsewhere = tmp_path / 'work', tmp_path / 'elsewhere'; work.mkdir(); elsewhere.mkdir()
+    shutil.copy(saved / 'pairs.jsonl', work); shutil.copytree(saved / 'base', work / 'base')
+    run(*CLI, 'train', '--data', 'pairs.jsonl', '--base-model', 'base', '--out', 'run', *OWN, cwd=work)
+    cfg = json.loads((work / 'run' / 'config.json').read_text())['data']
+    assert (cfg['path'], cfg['base_model']) == (str(work / 'pairs.jsonl'), str(work / 'base'))
+    run(*CLI, 'export', work / 'run', '--out', 'held.csv', '--device', 'cpu', cwd=elsewhere)
+    run(*CLI, 'train', '--data', work / 'pairs.jsonl', '--base-model', work / 'base', '--out', work / 'run', *OWN,
+        '--resume', cwd=elsewhere)
+    assert (elsewhere / 'held.csv').exists()
+
+def test_a_decoder_the_base_cannot_give_is_refused_before_scoring(saved, tmp_path):
+    refused(own_run(saved, tmp_path / 'r', None, None, '--set', 'data.decoder_init="base_model"',
+                    '--set', 'data.decoder_layers=9', check=False), 'data.decoder_layers=9, but the base model has 2 blocks')
+    assert not (tmp_path / 'r').exists()

@@ -130,3 +130,12 @@ def test_model_posterior_off_training(saved, tmp_path):
     torch.testing.assert_close(encode(opened, batch_size=3)['code_probs'], q_star, atol=1e-5, rtol=1e-4)
     pos, x, y = tr.eval_pairs[0]              # a new pair of strings: b from the base model, as the cache holds it
     torch.testing.assert_close(encode(opened, [(x, y)])['code_probs'][0], q_star[0], atol=1e-4, rtol=1e-3)
+
+def test_encode_refuses_a_pair_longer_than_the_cvae_reads(trained):
+    "A pair the base model reads (16 positions) but the CVAE, which knows its training pairs' length, does not."
+    _, tr, out = trained
+    opened = load_run(out, device='cpu')
+    y = ' '.join(['the'] * (opened.model.cfg.seq_len - 1))         # with the separator and end: one too many
+    assert opened.model.cfg.seq_len < 15
+    with pytest.raises(ValueError, match='longer than'):
+        encode(opened, [('', y)])
