@@ -473,7 +473,8 @@ def build_cache(model: nn.Module, # the base model (a FrozenBaseModel is asserte
                 save_every: float=None,
                 part: int=4096, # with save_every: examples scored between two looks at the clock
                ) -> BaseSurprisalCache:
-    "Score `dataset` with `model` into the cache at `path` (reusing what is there) and open it."
+    """Score `dataset` with `model` into the cache at `path` (reusing what is there) and open it;
+    its `n_scored` says how many distinct examples this call scored."""
     check_choice('on_stale', on_stale, ('rebuild', 'error'))
     if save_every is not None: check_positive_number('save_every', save_every, allow_zero=True)
     if not isinstance(part, int) or part < 1: raise ValueError(f"part must be an int >= 1, got {part!r}")
@@ -503,7 +504,7 @@ def _fill_cache(model, dataset, path, prov, batch_size, pad_id, on_stale, device
     fps = np.array(_fingerprints(flat), dtype='S16')
     if old is not None:
         todo = np.flatnonzero(old.find(fps) < 0)
-        if not len(todo): return old
+        if not len(todo): old.n_scored = 0; return old
         flat, fps = _take(flat, torch.from_numpy(todo)), fps[todo]
     rank, world = dist_info()
     if rank == 0: check_writable_folder('the cache', path)                   # before any scoring
@@ -519,7 +520,9 @@ def _fill_cache(model, dataset, path, prov, batch_size, pad_id, on_stale, device
                 _write_cache_file(path, dict(provenance=prov), _merged_arrays(old, *done))
                 last = time.perf_counter()
     if world > 1: dist.barrier()
-    return BaseSurprisalCache(path, prov)
+    cache = BaseSurprisalCache(path, prov)
+    cache.n_scored = len(np.unique(fps))       # by this call (all ranks), whatever another process added
+    return cache
 
 # %% ../nbs/02a_cache.ipynb #40b8a858
 class WithBaseSurprisal(torch.utils.data.Dataset):

@@ -50,8 +50,8 @@ def _source_args(p):
                         'minutes, 0.98 (worst 0.97); demo about 2 minutes, 0.55 (worst 0.54)')
     p.add_argument('--config', help='a config.json to start from instead of a preset')
     p.add_argument('--data',
-                   help='your own (x, y) pairs: a .jsonl file ({"x": ..., "y": ...} per line) or a '
-                        '.csv with x and y columns')
+                   help='your own (x, y) pairs: a .jsonl file ({"x": ..., "y": ...} per line), a '
+                        '.csv or .parquet with x and y columns, or a datasets save_to_disk folder')
     p.add_argument('--base-model',
                    help='with --data: a folder holding a saved AutoModelForCausalLM, the frozen '
                         'base model')
@@ -210,7 +210,8 @@ def _compare_held(a, cfg: RunConfig, device: torch.device) -> list:
 # %% ../nbs/09g_cli.ipynb #8b1ab247
 def _score_parser(p):
     "The options of `score`."
-    p.add_argument('--data', required=True, help='your (x, y) pairs: a .jsonl or .csv file')
+    p.add_argument('--data', required=True,
+                   help='your (x, y) pairs: a .jsonl, .csv or .parquet file, or a datasets folder')
     p.add_argument('--base-model', required=True,
                    help='a folder holding a saved AutoModelForCausalLM, the frozen base model')
     p.add_argument('--tokenizer', help="the tokenizer's folder (default: the --base-model folder)")

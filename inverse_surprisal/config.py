@@ -109,7 +109,7 @@ def model_config(m: ModelConfig, # the model settings
 class DataConfig:
     """Your own data: text pairs and the pretrained base model that scores them; no `path`: the
     synthetic task."""
-    path: str='' # a .jsonl or .csv file of (x, y) pairs
+    path: str='' # the (x, y) pairs: a .jsonl, .csv or .parquet file, or a datasets folder
     # a folder written by an AutoModelForCausalLM's save_pretrained: the frozen base
     base_model: str=''
     tokenizer: str='' # the tokenizer's folder; '': the base model's folder

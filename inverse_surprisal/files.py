@@ -103,9 +103,14 @@ def check_regular_file(path, # a file about to be read
     return path
 
 # %% ../nbs/01a_files.ipynb #5221914c
-def file_digest(path, # a file
+def file_digest(path, # a file, or a folder (a `datasets` folder of pairs)
                ) -> str: # sha256 hex digest of its bytes
-    "The sha256 of a file's content, read a megabyte at a time."
+    """The sha256 of a file's content, read a megabyte at a time; of a folder, of each file's name
+    (relative to it) and digest, in name order."""
+    if Path(path).is_dir():
+        files = sorted(p for p in Path(path).rglob('*') if not p.is_dir())
+        return hashlib.sha256(''.join(f'{p.relative_to(path).as_posix()}\n{file_digest(p)}\n'
+                                      for p in files).encode()).hexdigest()
     h = hashlib.sha256(); check_regular_file(path)
     with open(path, 'rb') as f:
         for chunk in iter(lambda: f.read(1 << 20), b''): h.update(chunk)

@@ -114,19 +114,18 @@ def score_pairs(data: TextPairs, # the tokenised pairs, in the file's order
 # %% ../nbs/03b_score.ipynb #6e7edde5
 DTYPES = ('float32', 'bfloat16') # what the base model can score in
 
-def _cached_count(path: Path, provenance: dict) -> int:
-    "How many pairs the cache at `path` holds for this provenance (0 when none, or another's)."
-    if not path.exists(): return 0
-    # only counted: `build_cache` checks the file's digests when it opens it
-    try: return len(BaseSurprisalCache(path, provenance, verify=False))
+def _say_if_stale(path: Path, provenance: dict):
+    "Say when the cache at `path` was scored under another provenance, and so is scored anew."
+    if not path.exists(): return
+    # only its header: `build_cache` checks the file's digests when it opens it
+    try: BaseSurprisalCache(path, provenance, verify=False)
     except StaleCacheError:
         if dist_info()[0] == 0:
             print(f"{path} was scored by another base model, dtype or padding: scoring anew",
                   file=sys.stderr)
-        return 0
 
 # %% ../nbs/03b_score.ipynb #387ea7bb
-def score_file(data, # a .jsonl or .csv file of (x, y) pairs
+def score_file(data, # the (x, y) pairs: a .jsonl, .csv or .parquet file, or a datasets folder
                base_model, # a folder holding a saved AutoModelForCausalLM
                out, # the table: a .parquet, .jsonl or .csv file
                tokenizer=None, # the tokenizer's folder; default: `base_model`
@@ -151,13 +150,13 @@ def score_file(data, # a .jsonl or .csv file of (x, y) pairs
     tok = load_tokenizer(tokenizer or base_model)
     items = TextPairs(pairs, tok, max_positions(base.model), too_long)
     t0 = time.perf_counter()
-    before = _cached_count(path, scoring_provenance(base, items.pad_id))
+    _say_if_stale(path, scoring_provenance(base, items.pad_id))
     cols, cache = score_pairs(items, base, path, device=device, n_tokens=len(tok), **kwargs)
     seconds = time.perf_counter() - t0
     if dist_info()[0] == 0: write_table(cols, out)
     n_tokens = sum(len(it['input_ids']) for it in items)
     return dict(pairs=len(items), dropped=len(items.dropped), tokens=n_tokens,
                 y_tokens=int(cols['n_y_tokens'].sum()),
-                scored=len(cache) - before, seconds=seconds,
+                scored=cache.n_scored, seconds=seconds,
                 pairs_per_second=len(items) / seconds, tokens_per_second=n_tokens / seconds,
                 out=str(out), cache=str(path))

@@ -67,17 +67,20 @@ def _csv_records(path: Path, text: str):
         yield reader.line_num, dict(zip(header, row))
 
 # %% ../nbs/03a_text.ipynb #84a0fb2a
-def read_pairs(path, # a .jsonl file (one object per line) or a .csv file with a header, UTF-8
-               x_key: str='x', # the key (JSONL) or column (CSV) of the context
+def read_pairs(path, # a .jsonl file (one object per line), a .csv file with a header (UTF-8), a
+                     # .parquet file, or a folder written by `datasets`' save_to_disk
+               x_key: str='x', # the key (JSONL) or column (CSV, Parquet, datasets) of the context
                y_key: str='y', # ... and of the target
               ) -> list: # [(x, y), ...] in file order
-    """Read (context, target) string pairs; a malformed line is an error naming the file and the
-    line number."""
+    """Read (context, target) string pairs; a malformed line or row is an error naming the file and
+    where in it."""
     path = Path(path)
+    if path.is_dir(): return _dataset_folder_pairs(path, x_key, y_key)
     if not path.is_file(): raise ValueError(f"data file {path}: no such file")
     suffix, pairs = path.suffix.lower(), []
+    if suffix == '.parquet': return _parquet_pairs(path, x_key, y_key)
     if suffix not in ('.csv', '.jsonl', '.json'):
-        raise ValueError(f"data file {path}: expected a .jsonl or .csv file")
+        raise ValueError(f"data file {path}: expected a .jsonl, .csv or .parquet file, or a datasets folder")
     text = _decoded(path)
     if suffix == '.csv':
         for n, rec in _csv_records(path, text):
@@ -92,6 +95,38 @@ def read_pairs(path, # a .jsonl file (one object per line) or a .csv file with a
             pairs.append(_pair(rec, x_key, y_key, f"{path}, line {n}"))
     if not pairs: raise ValueError(f"data file {path} holds no pairs")
     return pairs
+
+# %% ../nbs/03a_text.ipynb #b8c0ba7d
+def _column_pairs(where: str, # the file, for the messages
+                  names: list, # the table's column names
+                  column, # column(name) -> its values as a list
+                  x_key: str, y_key: str) -> list:
+    "(x, y) pairs of a table's two columns, each row checked as a record."
+    missing = [k for k in (x_key, y_key) if k not in names]
+    if missing: raise ValueError(f"{where}: missing column(s) {missing}, got columns {sorted(names)}")
+    pairs = [_pair({x_key: x, y_key: y}, x_key, y_key, f"{where}, row {i}")
+             for i, (x, y) in enumerate(zip(column(x_key), column(y_key)))]
+    if not pairs: raise ValueError(f"data file {where} holds no pairs")
+    return pairs
+
+def _parquet_pairs(path: Path, x_key: str, y_key: str) -> list:
+    try: import pyarrow.parquet as pq
+    except ImportError: raise ImportError("a .parquet data file needs pyarrow: pip install 'inverse_surprisal[hf]'") from None
+    try: f = pq.ParquetFile(path)
+    except Exception as e: raise ValueError(f"data file {path}: not a Parquet file ({e})") from None
+    names = f.schema_arrow.names
+    read = lambda k: f.read(columns=[k]).column(0).to_pylist()
+    return _column_pairs(path, names, read, x_key, y_key)
+
+def _dataset_folder_pairs(path: Path, x_key: str, y_key: str) -> list:
+    try: import datasets
+    except ImportError: raise ImportError("a datasets folder needs datasets: pip install 'inverse_surprisal[hf]'") from None
+    try: ds = datasets.load_from_disk(str(path))
+    except Exception as e:
+        raise ValueError(f"data folder {path}: not a folder written by datasets' save_to_disk ({type(e).__name__})") from None
+    if isinstance(ds, datasets.DatasetDict):
+        raise ValueError(f"data folder {path} holds the splits {sorted(ds)}: name one, e.g. {path / sorted(ds)[0]}")
+    return _column_pairs(path, ds.column_names, lambda k: ds[k], x_key, y_key)
 
 # %% ../nbs/03a_text.ipynb #e250db46
 def pairs_from_records(records, # iterable of mappings, e.g. a Hugging Face `datasets` split
