@@ -16,7 +16,8 @@ pq = pytest.importorskip('pyarrow.parquet')
 OWN = dict(steps=4, eval_every=2, batch_size=8, model=dict(d_model=16), data=dict(eval_fraction=0.25))
 
 def own_config(saved, family, **over):
-    return make_config('text', merge_overrides(OWN, dict(model=dict(family=family), objective=dict(recon='example'),
+    # the encoder's q off training: encode against the trainer's encoder (EM's own q* has its own test below)
+    return make_config('text', merge_overrides(OWN, dict(model=dict(family=family, eval_posterior='encoder'), objective=dict(recon='example'),
                                                     data=dict(path=str(saved / 'pairs.jsonl'), base_model=str(saved / 'base')), **over)))
 
 @pytest.fixture(scope='module', params=['discrete', 'continuous'])

@@ -1,0 +1,70 @@
+"""The `text` preset at the size a researcher brings (issue 45's target: <= 15 minutes on 2 cores, scoring included):
+30 000 WordNet glosses (Debian's wordnet-base; x = part of speech, y = definition), a byte-level BPE tokenizer and a
+3-layer GPT-2 base trained here on 30 000 *other* glosses and saved with save_pretrained, then the documented command
+    inverse-surprisal train --data pairs.jsonl --base-model base --out run
+timed as one process (the base model's preparation is not timed). Run it with nothing else on the machine. Writes
+bench/real_text/results/text_preset_30k.json (the wall seconds, the run's held-out figures); skipped when there.
+Usage: python bench/time_text_preset.py [--pairs N] [--out DIR]"""
+import argparse, json, subprocess, sys, time
+from pathlib import Path
+
+import torch, tokenizers, transformers
+
+sys.path.insert(0, str(Path(__file__).parent))
+from probe_real_text import wordnet_rows
+from inverse_surprisal.text import TextPairs, collate, read_pairs
+
+HERE = Path(__file__).parent / 'real_text'
+
+def prepare(work: Path, n: int):
+    "pairs.jsonl (n glosses) and base/ (tokenizer and a 3-layer GPT-2 trained on n other glosses)."
+    work.mkdir(parents=True, exist_ok=True)
+    if (work / 'base' / 'config.json').exists(): return
+    rows = wordnet_rows()
+    order = torch.randperm(len(rows), generator=torch.Generator().manual_seed(1)).tolist()
+    recs = [dict(x=rows[i][0], y=rows[i][1]) for i in order[:2 * n]]
+    (work / 'pairs.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in recs[:n]))
+    other = [(r['x'], r['y']) for r in recs[n:]]
+    bpe = tokenizers.ByteLevelBPETokenizer()
+    bpe.train_from_iterator([x + ' ' + y for x, y in other], vocab_size=4000, min_frequency=2,
+                            special_tokens=['<pad>', '<eos>'])
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, pad_token='<pad>', eos_token='<eos>')
+    data = TextPairs(other, tok, max_len=96, too_long='drop')
+    torch.manual_seed(0)
+    lm = transformers.GPT2LMHeadModel(transformers.GPT2Config(
+        vocab_size=len(tok), n_positions=96, n_embd=96, n_layer=3, n_head=4,
+        bos_token_id=tok.eos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id))
+    opt, gen = torch.optim.AdamW(lm.parameters(), lr=3e-3), torch.Generator().manual_seed(0)
+    for step in range(1000):
+        batch = collate([data[i] for i in torch.randint(0, len(data), (64,), generator=gen).tolist()], tok.pad_token_id)
+        loss = lm(input_ids=batch['input_ids'], attention_mask=batch['attention_mask'],
+                  labels=batch['input_ids'].masked_fill(~batch['y_mask'], -100)).loss
+        opt.zero_grad(); loss.backward(); opt.step()
+        if step % 250 == 249: print(f'base step {step + 1}: {loss.item():.3f} nats per y token', flush=True)
+    tok.save_pretrained(work / 'base'); lm.save_pretrained(work / 'base')
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--pairs', type=int, default=30000); ap.add_argument('--out', default=str(HERE))
+    a = ap.parse_args()
+    record = Path(a.out) / 'results' / f'text_preset_{a.pairs // 1000}k.json'
+    if record.exists(): print(record.read_text()); return
+    work = Path(a.out) / 'work' / f'text_preset_{a.pairs // 1000}k'
+    prepare(work, a.pairs)
+    y_tokens = [len(it['input_ids']) for it in TextPairs(read_pairs(work / 'pairs.jsonl'),
+                transformers.AutoTokenizer.from_pretrained(work / 'base'), 96, 'drop')]
+    run = work / f'run_{int(time.time())}'
+    t0 = time.perf_counter()
+    subprocess.run([str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--data', str(work / 'pairs.jsonl'),
+                    '--base-model', str(work / 'base'), '--out', str(run), '--no-progress'], check=True)
+    wall = time.perf_counter() - t0
+    metrics = json.loads((run / 'metrics.json').read_text())
+    rec = dict(pairs=a.pairs, tokens_per_pair_median=sorted(y_tokens)[len(y_tokens) // 2], wall_seconds=round(wall, 1),
+               config=json.loads((run / 'config.json').read_text()),
+               held_out={k: metrics[k] for k in ('kl', 'code_contribution', 'decoder_vs_base', 'codes_used',
+                                                 'code_perplexity', 'n_heldout', 'n_train') if k in metrics})
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps(rec, indent=1) + '\n')
+    print(json.dumps(rec, indent=1))
+
+if __name__ == '__main__': main()
