@@ -105,8 +105,9 @@ def test_cli_end_to_end_on_own_pairs(saved, tmp_path):
     np.testing.assert_allclose(m['base_surprisal_mean'], BaseSurprisalCache(out / 'base_eval.iscache').b.mean(), rtol=1e-6)
 
 @pytest.mark.parametrize('opts, message', [
-    ({'--base-model': 'nowhere'}, 'base model folder nowhere: no such folder'),
-    ({'--tokenizer': 'nowhere'}, 'tokenizer folder nowhere: no such folder'),
+    # named as the run stores them: absolute
+    ({'--base-model': 'nowhere'}, f"base model folder {Path.cwd() / 'nowhere'}: no such folder"),
+    ({'--tokenizer': 'nowhere'}, f"tokenizer folder {Path.cwd() / 'nowhere'}: no such folder"),
     ({'--data': 'BAD'}, 'bad.jsonl, line 2: not JSON'),
     ({'--base-model': 'SHORT', '--tokenizer': 'BASE'}, '40 of 40 pairs are longer than max_len=2'),
     ({'--set': 'model.posterior_encoder=alignment'}, "variable-length batches need posterior_encoder='transformer'"),
