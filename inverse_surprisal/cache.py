@@ -103,6 +103,11 @@ def _flatten(items: list, # [(input_ids (T,), y_mask (T,)), ...] as `_example_fi
                              f"0/1), got {y[bad][0].item()}")
     return flat._replace(y=y.bool())
 
+def _flat_of(dataset) -> _Flat:
+    "Every example of a dataset end to end: a `TextPairs` gives them at once (`flat`), any other item by item."
+    if hasattr(dataset, 'flat'): return _Flat(*dataset.flat())
+    return _flatten([_example_fields(dataset[k], k) for k in range(len(dataset))])
+
 # %% ../nbs/02a_cache.ipynb #ae7c701f
 def example_fingerprint(input_ids: Tensor, # (T,) token ids of one example, unpadded
                         y_mask: Tensor, # (T,) bool y mask of that example
@@ -415,7 +420,7 @@ def score_dataset(model: nn.Module, # causal LM (frozen or not), scored in eval 
                  ) -> ScoredExamples:
     """Score every example of `dataset` with `model`, length-bucketed, sharded across ranks under
     torch.distributed."""
-    flat = _flatten([_example_fields(dataset[k], k) for k in range(len(dataset))])
+    flat = _flat_of(dataset)
     with _scoring_bar(len(dataset), progress) as bar:
         return _score_flat(model, flat, np.array(_fingerprints(flat), dtype='S16'), batch_size,
                            pad_id, device, bar)
@@ -500,7 +505,7 @@ def _fill_cache(model, dataset, path, prov, batch_size, pad_id, on_stale, device
         except StaleCacheError:
             if on_stale == 'error': raise
     # every example laid out and keyed once; an existing cache scores only those it lacks
-    flat = _flatten([_example_fields(dataset[k], k) for k in range(len(dataset))])
+    flat = _flat_of(dataset)
     fps = np.array(_fingerprints(flat), dtype='S16')
     if old is not None:
         todo = np.flatnonzero(old.find(fps) < 0)

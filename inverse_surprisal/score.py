@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .cache import (BaseSurprisalCache, StaleCacheError, _fingerprints, _flatten,
+from .cache import (BaseSurprisalCache, StaleCacheError, _fingerprints, _flat_of,
                                      build_cache, scoring_provenance)
 from .checks import check_choice
 from .distributed import default_device, dist_info
@@ -55,11 +55,10 @@ def score_table(cache: BaseSurprisalCache, # holds every pair of `data`
                ) -> dict: # column name -> values, one per pair
     "The scores of `data` as columns: pair, key, b, n_y_tokens, b_per_token (and token_surprisal)."
     # every key at once (as `example_fingerprint` gives them one by one)
-    flat = _flatten([(it['input_ids'], it['y_mask']) for it in data])
-    keys = _fingerprints(flat)
+    keys = _fingerprints(_flat_of(data))
     rows = cache.rows(keys)
     b = np.asarray(cache.b[rows], dtype=np.float64)
-    n_y = np.add.reduceat(flat.y.numpy(), flat.starts.numpy()).astype(np.int64)
+    n_y = (data.lengths - data.y_starts).numpy()            # y's tokens and its end token
     cols = dict(pair=np.array(data.kept, dtype=np.int64), key=[k.hex() for k in keys], b=b,
                 n_y_tokens=n_y, b_per_token=b / n_y)
     if tokens: cols['token_surprisal'] = [cache.token[cache.offsets[r]:cache.offsets[r + 1]]
@@ -76,7 +75,8 @@ def write_table(columns: dict, # column name -> values: `score_table`'s, or any 
                 descriptions: dict=None, # column name -> what it holds and its unit (Parquet keeps it)
                ) -> Path:
     "Write the table atomically, in the format the extension names."
-    out, cols = Path(out), _plain(columns)
+    out = Path(out)
+    cols = columns if out.suffix.lower() == '.parquet' else _plain(columns)   # arrays go to Arrow as they are
     rows = lambda: (dict(zip(cols, r)) for r in zip(*cols.values()))
     with atomic_open(out) as f:
         if out.suffix.lower() == '.parquet':
@@ -107,7 +107,7 @@ def score_pairs(data: TextPairs, # the tokenised pairs, in the file's order
     "Score `data` into the cache, written as it goes, and return its table in the file's order."
     if not len(data): raise ValueError("no pair to score: every pair is longer than the model reads")
     check_vocabulary(base.model, data.pad_id, n_tokens)
-    cache = build_cache(base, data.items, cache_path, batch_size, data.pad_id, device=device,
+    cache = build_cache(base, data, cache_path, batch_size, data.pad_id, device=device,
                         progress=progress, save_every=save_every)
     return score_table(cache, data, tokens), cache
 
@@ -149,12 +149,13 @@ def score_file(data, # the (x, y) pairs: a .jsonl, .csv or .parquet file, or a d
     base = FrozenBaseModel(load_causal_lm(base_model).to(device, getattr(torch, dtype)))
     tok = load_tokenizer(tokenizer or base_model)
     items = TextPairs(pairs, tok, max_positions(base.model), too_long)
+    del pairs                                             # the token ids hold them from here on
     t0 = time.perf_counter()
     _say_if_stale(path, scoring_provenance(base, items.pad_id))
     cols, cache = score_pairs(items, base, path, device=device, n_tokens=len(tok), **kwargs)
     seconds = time.perf_counter() - t0
     if dist_info()[0] == 0: write_table(cols, out)
-    n_tokens = sum(len(it['input_ids']) for it in items)
+    n_tokens = int(items.lengths.sum())
     return dict(pairs=len(items), dropped=len(items.dropped), tokens=n_tokens,
                 y_tokens=int(cols['n_y_tokens'].sum()),
                 scored=cache.n_scored, seconds=seconds,

@@ -10,11 +10,13 @@ __all__ = ['read_pairs', 'pairs_from_records', 'require_hf', 'load_tokenizer', '
 import csv
 import hashlib
 import io
+import itertools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from .checks import check_choice
@@ -208,14 +210,6 @@ def load_causal_lm(path, # a folder written by an `AutoModelForCausalLM`'s `save
         raise ValueError(f"base model folder {path}: not a causal LM: {e}") from None
     return model.eval()
 
-# %% ../nbs/03a_text.ipynb #f5cbc656
-def _pair_item(x: list, y: list, # the token ids of the context and of the target
-               sep: int, eos: int) -> dict:
-    "One sequence [x ; sep ; y ; eos], with its y mask over y and the end-of-sequence token."
-    ids = torch.tensor(x + [sep] + y + [eos], dtype=torch.long)
-    mask = torch.zeros(len(ids), dtype=torch.bool); mask[len(x) + 1:] = True
-    return dict(input_ids=ids, y_mask=mask)
-
 # %% ../nbs/03a_text.ipynb #6bdf3de7
 def _refuse_special_strings(pairs: list, tokenizer):
     "Refuse text that spells one of the tokenizer's special tokens, naming the pair and the token."
@@ -232,7 +226,9 @@ def _refuse_special_strings(pairs: list, tokenizer):
 
 # %% ../nbs/03a_text.ipynb #674d738b
 class TextPairs(torch.utils.data.Dataset):
-    "Tokenised (x, y) pairs as items `{input_ids (T,), y_mask (T,)}`, each its own length."
+    """Tokenised (x, y) pairs as items `{input_ids (T,), y_mask (T,)}`, each its own length; held as one
+    flat array of token ids with offsets (`flat`), each item made when it is asked for."""
+    CHUNK = 10_000 # pairs tokenised at once: the tokenizer's Python lists stay this small
     def __init__(self, pairs: list, # [(x, y), ...] strings
                  tokenizer, # a Hugging Face tokenizer (`load_tokenizer`)
                  max_len: int=None, # the longest sequence the base model reads; None: no limit
@@ -249,24 +245,52 @@ class TextPairs(torch.utils.data.Dataset):
         sep = tokenizer.sep_token_id if tokenizer.sep_token_id is not None else eos
         split = dict(split_special_tokens=True) if special_tokens == 'split' else {}
         enc = lambda texts: tokenizer(list(texts), add_special_tokens=False, **split)['input_ids']
-        xs, ys = enc(p[0] for p in pairs), enc(p[1] for p in pairs)
-        self.items, self.dropped, self.pad_id = ([], [], tokenizer.pad_token_id
-                                                 if tokenizer.pad_token_id is not None
-                                                 else eos)
-        self.kept = [] # each item's position among `pairs`
-        for i, (x, y) in enumerate(zip(xs, ys)):
-            if not y: raise ValueError(f"pair {i}: y tokenises to nothing")
-            it = _pair_item(x, y, sep, eos)
-            if max_len is not None and len(it['input_ids']) > max_len:
-                self.dropped.append((i, len(it['input_ids']))); continue
-            self.items.append(it); self.kept.append(i)
+        self.dropped, self.kept = [], [] # (pair, length) left out as too long; each item's pair
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos
+        parts, lengths, y_starts = [], [], []
+        for s in range(0, len(pairs), self.CHUNK):
+            part, seqs = pairs[s:s + self.CHUNK], []
+            for i, (x, y) in enumerate(zip(enc(p[0] for p in part), enc(p[1] for p in part)), s):
+                if not y: raise ValueError(f"pair {i}: y tokenises to nothing")
+                if max_len is not None and len(x) + len(y) + 2 > max_len:
+                    self.dropped.append((i, len(x) + len(y) + 2)); continue
+                seqs.append(x + [sep] + y + [eos]); y_starts.append(len(x) + 1); self.kept.append(i)
+            lengths += map(len, seqs)
+            parts.append(np.fromiter(itertools.chain.from_iterable(seqs), np.int64, sum(map(len, seqs))))
         if self.dropped and too_long == 'error':
             raise ValueError(f"{len(self.dropped)} of {len(pairs)} pairs are longer than "
                              f"max_len={max_len} tokens (pair, length): "
                              f"{self.dropped[:5]}; shorten them, or pass too_long='drop' "
                              "to leave them out")
-    def __len__(self): return len(self.items)
-    def __getitem__(self, i): return self.items[i]
+        # token ids end to end (int32: four bytes a token), where each item starts, its length, its y
+        self.ids = torch.from_numpy(np.concatenate(parts).astype(np.int32) if parts else np.zeros(0, np.int32))
+        self.lengths = torch.tensor(lengths, dtype=torch.int64)
+        self.starts, self.y_starts = self.lengths.cumsum(0) - self.lengths, torch.tensor(y_starts, dtype=torch.int64)
+
+    def __len__(self): return len(self.lengths)
+    def __getitem__(self, i):
+        i = range(len(self))[i]
+        s, T = int(self.starts[i]), int(self.lengths[i])
+        mask = torch.zeros(T, dtype=torch.bool); mask[int(self.y_starts[i]):] = True
+        return dict(input_ids=self.ids[s:s + T].long(), y_mask=mask)
+
+    @property
+    def items(self) -> Sequence: # the items as a sequence: an index gives one, a slice a list
+        return _Items(self)
+
+    def flat(self) -> tuple: # (ids (N,) int64, y mask (N,) bool, starts (n,), lengths (n,))
+        "The items end to end, without making them one by one (what the b cache reads)."
+        # +1 where an item starts, -1 where its y starts: the running sum is 1 on x and the separator
+        edge = torch.zeros(len(self.ids) + 1, dtype=torch.int8)
+        edge[self.starts] = 1; edge[self.starts + self.y_starts] = -1
+        return self.ids.long(), edge[:-1].cumsum(0, dtype=torch.int32) == 0, self.starts, self.lengths
+
+class _Items(Sequence):
+    "The items of a `TextPairs`, each made when asked for; a slice is a list."
+    def __init__(self, data): self.data = data
+    def __len__(self): return len(self.data)
+    def __getitem__(self, i): return [self.data[k] for k in range(len(self))[i]] if isinstance(i, slice) else self.data[i]
+
 
 # %% ../nbs/03a_text.ipynb #7fd5ee2f
 def bucketed_batches(lengths, # (n,) sequence lengths
