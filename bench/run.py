@@ -26,6 +26,7 @@ GOALS = {
     'score_cli_vs_forward_ratio': ('>=', 0.9), 'score_cli_vs_forward_ratio_lm': ('>=', 0.9),
     'score_cli_vs_library_ratio': ('<=', 2), 'score_cli_vs_library_ratio_lm': ('<=', 2),
     'per_class_step_ratio': ('<=', 0.5), 'full_gpu_seconds_to_0.95': ('<=', 60),
+    'score_peak_memory_mb_1000k': ('<=', 2048),
 }
 
 def _atomic_write(path: Path, text: str):
