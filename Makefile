@@ -21,10 +21,12 @@ $(STAMP): settings.ini setup.py
 
 install: $(STAMP)
 
-# the main job: the whole pipeline (base model, cached b, CVAE, evaluation against the oracle) on the demo preset
+# the main job: the demo task trained with the plain and the example-level term side by side (b = b*, one seed),
+# ending in one table (information captured, KL and the easy/hard rate ratio, each beside its closed form) and one
+# figure of each example's rate against b* (runs/demo/weighting.png); inverse_surprisal.grid.weighting_demo
 demo: $(STAMP)
 	rm -rf runs/demo
-	$(BIN)/inverse-surprisal train --preset demo --out runs/demo
+	$(PY) -c "from inverse_surprisal.grid import weighting_demo; weighting_demo('runs/demo')"
 
 export: $(STAMP)
 	$(BIN)/nbdev_export

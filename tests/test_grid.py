@@ -3,6 +3,7 @@ resumes exactly, two processes give the numbers one gives, and an interrupted ru
 import json, os, signal, subprocess, sys, time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from inverse_surprisal.grid import GRID_PRESET, QUICK, GridRun, run_grid
@@ -71,3 +72,20 @@ def test_interrupted_run_with_other_settings_is_refused(tmp_path):
     n = QUICK['steps']
     with pytest.raises(RunDirectoryError, match=rf'settings differ .* \(steps: {n} -> {n + 1}\)'):
         run_grid(out, RUNS[:1], GRID_PRESET, dict(QUICK, steps=n + 1))
+
+def test_demo_closed_form_is_the_explorers(tmp_path):
+    "make demo's closed-form KL is the explorer's mean rate for the same held-out examples, b*, eps and beta."
+    from inverse_surprisal.config import RunConfig, from_dict
+    from inverse_surprisal.explorer import explorer_state
+    from inverse_surprisal.grid import QUICK, demo_table, weighting_demo
+    recs = weighting_demo(tmp_path / 'demo', jobs=1, overrides=QUICK)
+    for r, line in zip(recs, demo_table(recs).splitlines()[2:]):
+        cfg, run, per = from_dict(RunConfig, r['config']), r['run'], r['per_example']
+        t = cfg.task
+        # the explorer matches beta over its own draws (the held-out set): give it the beta that lands on the run's
+        beta = r['summary']['beta'] / (per['weight'].mean() if run['recon'] == 'example' else 1.0)
+        state = explorer_state(run['recon'], run['eps'] or 0.1, beta, tuple(t.noise_levels), cfg.n_eval, cfg.seed + 10_000,
+                               dict(vocab_size=t.vocab_size, length=t.length, n_rotations=t.n_rotations))
+        np.testing.assert_allclose(state.base_surprisal, per['b_star'], rtol=1e-6)
+        np.testing.assert_allclose(state.rate.mean(), per['K_star'].mean(), rtol=1e-5)
+        assert float(line.split('|')[4]) == round(float(per['K_star'].mean()), 3)
