@@ -14,7 +14,8 @@ def test_planted_categories_are_found_and_pieces_are_skipped(tmp_path, capsys):
     rec, = prt.main(args)
     base = json.loads((tmp_path / 'results' / 'planted_baselines_s0.json').read_text())
     assert all(base[m]['nmi_beyond_x'] > 0.95 for m in ('tfidf_kmeans', 'mixture_of_unigrams'))
-    assert rec['code']['nmi_beyond_x'] > 0.95 and rec['code']['used'] == 3
+    # every category found (a category may take two codes: the measure is about the categories)
+    assert rec['code']['nmi_beyond_x'] > 0.95 and rec['code']['used'] >= 3
     assert [c['step'] for c in rec['curve']] == [3, 6]
     f = tmp_path / 'results' / 'planted_mixture_s0_6.json'
     before, rec = f.stat().st_mtime_ns, json.loads(f.read_text())
