@@ -56,6 +56,8 @@ ARMS = {
     'kmeans-model': dict(start=dict(codes='kmeans', steps=100), model=dict(eval_posterior='model')),
     'mixture-base-model': dict(start=dict(codes='mixture', steps=100), model=dict(eval_posterior='model'),
                                data=dict(decoder_init='base_model')),
+    'kmeans-base-model': dict(start=dict(codes='kmeans', steps=100), model=dict(eval_posterior='model'),
+                              data=dict(decoder_init='base_model')),
 }
 
 def wordnet_rows():
