@@ -96,6 +96,30 @@ def planted_rows():
 
 CORPORA = dict(wordnet=wordnet_rows, debian=debian_rows, planted=planted_rows)
 
+def train_base(pairs: list, # (x, y) the GPT-2 is trained on
+               texts: list, # (x, y) the byte-level BPE is trained on
+               folder: Path, vocab: int, min_frequency: int, positions: int, width: int, layers: int, steps: int,
+               every: int, label: str=''):
+    "A byte-level BPE tokenizer and a GPT-2 trained on p(y|x) (AdamW, batch 64, seed 0), both saved to `folder`."
+    bpe = tokenizers.ByteLevelBPETokenizer()
+    bpe.train_from_iterator([x + ' ' + y for x, y in texts], vocab_size=vocab, min_frequency=min_frequency,
+                            special_tokens=['<pad>', '<eos>'])
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, pad_token='<pad>', eos_token='<eos>')
+    data = TextPairs(pairs, tok, max_len=positions, too_long='drop')
+    torch.manual_seed(0)
+    lm = transformers.GPT2LMHeadModel(transformers.GPT2Config(
+        vocab_size=len(tok), n_positions=positions, n_embd=width, n_layer=layers, n_head=4,
+        bos_token_id=tok.eos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id))
+    opt, gen = torch.optim.AdamW(lm.parameters(), lr=3e-3), torch.Generator().manual_seed(0)
+    for step in range(steps):
+        batch = collate([data[i] for i in torch.randint(0, len(data), (64,), generator=gen).tolist()],
+                        tok.pad_token_id)
+        loss = lm(input_ids=batch['input_ids'], attention_mask=batch['attention_mask'],
+                  labels=batch['input_ids'].masked_fill(~batch['y_mask'], -100)).loss
+        opt.zero_grad(); loss.backward(); opt.step()
+        if step % every == every - 1: print(f'{label}base step {step + 1}: {loss.item():.3f} nats per y token', flush=True)
+    tok.save_pretrained(folder); lm.save_pretrained(folder)
+
 def prepare(corpus, work_dir):
     "The pairs file (with its categories), and the tokenizer and base model trained on other pairs of the corpus."
     work = work_dir / corpus; work.mkdir(parents=True, exist_ok=True)
@@ -110,25 +134,8 @@ def prepare(corpus, work_dir):
         print(f'{corpus}: {len(rows)} rows, {len(cats)} categories', flush=True)
     if not (base_dir / 'config.json').exists():
         t0, pairs = time.perf_counter(), read_pairs(work / 'base_pairs.jsonl')
-        bpe = tokenizers.ByteLevelBPETokenizer()
-        bpe.train_from_iterator([x + ' ' + y for x, y in pairs + read_pairs(pairs_path)], vocab_size=2000, min_frequency=1,
-                                special_tokens=['<pad>', '<eos>'])
-        tok = transformers.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, pad_token='<pad>',
-                                                   eos_token='<eos>')
-        data = TextPairs(pairs, tok, max_len=64, too_long='drop')
-        torch.manual_seed(0)
-        lm = transformers.GPT2LMHeadModel(transformers.GPT2Config(
-            vocab_size=len(tok), n_positions=64, n_embd=64, n_layer=2, n_head=4,
-            bos_token_id=tok.eos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id))
-        opt, gen = torch.optim.AdamW(lm.parameters(), lr=3e-3), torch.Generator().manual_seed(0)
-        for step in range(S['base_steps']):
-            batch = collate([data[i] for i in torch.randint(0, len(data), (64,), generator=gen).tolist()],
-                            tok.pad_token_id)
-            loss = lm(input_ids=batch['input_ids'], attention_mask=batch['attention_mask'],
-                      labels=batch['input_ids'].masked_fill(~batch['y_mask'], -100)).loss
-            opt.zero_grad(); loss.backward(); opt.step()
-            if step % 200 == 199: print(f'{corpus} base step {step + 1}: {loss.item():.3f} nats per y token', flush=True)
-        tok.save_pretrained(base_dir); lm.save_pretrained(base_dir)
+        train_base(pairs, pairs + read_pairs(pairs_path), base_dir, vocab=2000, min_frequency=1, positions=64,
+                   width=64, layers=2, steps=S['base_steps'], every=200, label=f'{corpus} ')
         print(f'{corpus} base: {time.perf_counter() - t0:.0f} s', flush=True)
     return pairs_path, base_dir
 

@@ -8,11 +8,11 @@ Usage: python bench/time_text_preset.py [--pairs N] [--out DIR] [--prepare-only]
 import argparse, json, subprocess, sys, time
 from pathlib import Path
 
-import torch, tokenizers, transformers
+import torch, transformers
 
 sys.path.insert(0, str(Path(__file__).parent))
-from probe_real_text import wordnet_rows
-from inverse_surprisal.text import TextPairs, collate, read_pairs
+from probe_real_text import train_base, wordnet_rows
+from inverse_surprisal.text import TextPairs, read_pairs
 
 HERE = Path(__file__).parent / 'real_text'
 
@@ -25,23 +25,8 @@ def prepare(work: Path, n: int):
     recs = [dict(x=rows[i][0], y=rows[i][1]) for i in order[:2 * n]]
     (work / 'pairs.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in recs[:n]))
     other = [(r['x'], r['y']) for r in recs[n:]]
-    bpe = tokenizers.ByteLevelBPETokenizer()
-    bpe.train_from_iterator([x + ' ' + y for x, y in other], vocab_size=4000, min_frequency=2,
-                            special_tokens=['<pad>', '<eos>'])
-    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, pad_token='<pad>', eos_token='<eos>')
-    data = TextPairs(other, tok, max_len=96, too_long='drop')
-    torch.manual_seed(0)
-    lm = transformers.GPT2LMHeadModel(transformers.GPT2Config(
-        vocab_size=len(tok), n_positions=96, n_embd=96, n_layer=3, n_head=4,
-        bos_token_id=tok.eos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id))
-    opt, gen = torch.optim.AdamW(lm.parameters(), lr=3e-3), torch.Generator().manual_seed(0)
-    for step in range(1000):
-        batch = collate([data[i] for i in torch.randint(0, len(data), (64,), generator=gen).tolist()], tok.pad_token_id)
-        loss = lm(input_ids=batch['input_ids'], attention_mask=batch['attention_mask'],
-                  labels=batch['input_ids'].masked_fill(~batch['y_mask'], -100)).loss
-        opt.zero_grad(); loss.backward(); opt.step()
-        if step % 250 == 249: print(f'base step {step + 1}: {loss.item():.3f} nats per y token', flush=True)
-    tok.save_pretrained(work / 'base'); lm.save_pretrained(work / 'base')
+    train_base(other, other, work / 'base', vocab=4000, min_frequency=2, positions=96, width=96, layers=3,
+               steps=1000, every=250)
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
