@@ -58,6 +58,8 @@ ARMS = {
                                data=dict(decoder_init='base_model')),
     'kmeans-base-model': dict(start=dict(codes='kmeans', steps=100), model=dict(eval_posterior='model'),
                               data=dict(decoder_init='base_model')),
+    # the k-means codes held for two thirds of the run before EM takes over
+    'kmeans-hold-model': dict(start=dict(codes='kmeans', steps=200), model=dict(eval_posterior='model')),
 }
 
 def wordnet_rows():
