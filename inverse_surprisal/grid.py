@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['PER_EXAMPLE_COLUMNS', 'TRAJECTORY_KEYS', 'GRID_PRESET', 'GRID_OVERRIDES', 'QUICK', 'DEMO_EPS', 'GridRun',
-           'experiment_grid', 'grid_config', 'grid_pieces', 'spearman', 'per_example_results', 'summarize',
-           'write_per_example', 'read_per_example', 'run_piece', 'run_grid', 'load_grid', 'main', 'demo_runs',
-           'demo_table', 'demo_figure', 'weighting_demo']
+           'experiment_grid', 'grid_config', 'grid_pieces', 'spearman', 'per_example_results', 'own_data_results',
+           'summarize', 'summarize_own', 'write_per_example', 'read_per_example', 'run_piece', 'run_grid', 'load_grid',
+           'main', 'real_text_grid', 'category_nmi', 'demo_runs', 'demo_table', 'demo_figure', 'weighting_demo']
 
 # %% ../nbs/09f_grid.ipynb #2edb80ce
 import argparse
@@ -20,12 +20,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .clustering import BeyondContext, nmi_beyond_context
 from .config import (FAMILIES, RunConfig, config_diff, from_dict, make_config,
                                       merge_overrides)
 from .files import atomic_open, atomic_write_bytes
+from .nn import posterior_and_prior
 from .run_dir import RunDirectoryError, run_directory, share_base
+from .shared_discrete_cvae import SharedDiscreteCVAE
 from .synthetic import variant_weights
-from .train import Trainer
+from .text_train import TextTrainer, make_trainer
+from .train import Trainer, batch_rows
 
 # %% ../nbs/09f_grid.ipynb #673e0b73
 @dataclass(frozen=True)
@@ -34,15 +38,20 @@ class GridRun:
     family: str # 'discrete' | 'continuous'
     recon: str # 'plain' | 'example' | 'distribution' | 'token'
     eps: float=None # the example term's eps; None for the other terms
-    base: str='oracle' # 'oracle' (b = b*) | 'learned' (a base model trained on the task)
+    # 'oracle' (b = b*) | 'learned' (a base model trained on the task) | 'pretrained' (own data
+    # and its base model, named by the grid's `data` settings)
+    base: str='oracle'
     seed: int=0
 
     def __post_init__(self):
         if (self.recon == 'example') != (self.eps is not None):
             raise ValueError(f"eps goes with the example term and only with it, got recon="
                              f"{self.recon!r} and eps={self.eps!r}")
-        if self.base not in ('oracle', 'learned'):
-            raise ValueError(f"base must be 'oracle' or 'learned', got {self.base!r}")
+        if self.base not in ('oracle', 'learned', 'pretrained'):
+            raise ValueError(f"base must be 'oracle', 'learned' or 'pretrained', got {self.base!r}")
+        if self.base == 'pretrained' and self.family != 'discrete':
+            raise ValueError("own-data runs (base='pretrained') are the discrete family's: their "
+                             f"closed form enumerates the code; got family={self.family!r}")
 
     @property
     def label(self) -> str: # the term as the tables name it
@@ -54,6 +63,10 @@ class GridRun:
         return f"{self.family}-{self.base}-{term}-seed{self.seed}"
 
 # %% ../nbs/09f_grid.ipynb #70944c74
+def _terms(eps_list) -> list: # (recon, eps): plain, the example term at each eps, distribution, token
+    return ([('plain', None)] + [('example', e) for e in eps_list]
+            + [('distribution', None), ('token', None)])
+
 def experiment_grid(seeds=(0, 1, 2), # every run is repeated on each
                     families=FAMILIES, # the CVAE families, each with every term on the oracle base
                     eps_list=(0.1, 1.0, 10.0), # the example term's eps values
@@ -64,9 +77,8 @@ def experiment_grid(seeds=(0, 1, 2), # every run is repeated on each
                    ) -> list: # GridRun, the learned-base runs of a seed after one another
     """The experiments page's grid: every reconstruction term of each family with b = b*, and a
     few terms of the discrete family with a learned base."""
-    terms = ([('plain', None)] + [('example', e) for e in eps_list]
-             + [('distribution', None), ('token', None)])
-    runs = [GridRun(f, r, e, 'oracle', s) for f in families for r, e in terms for s in seeds]
+    runs = [GridRun(f, r, e, 'oracle', s) for f in families for r, e in _terms(eps_list)
+            for s in seeds]
     return runs + [GridRun('discrete', r, e, 'learned', s) for s in seeds for r, e in learned]
 
 # %% ../nbs/09f_grid.ipynb #0ba01452
@@ -90,14 +102,20 @@ def grid_config(run: GridRun, # the run
 def grid_pieces(runs: list, # GridRun
                ) -> list: # lists of GridRun, each trained in order by one process
     """The runs that share a base model (the learned base of one seed) go in one piece, in the
-    grid's order, so the first trains the base and the others reuse it; every other run is a
+    grid's order, so the first trains the base and the others reuse it; so do the own-data runs of
+    a seed, its plain run first (its model gives the others' closed form); every other run is a
     piece of its own."""
     pieces, shared = [], {}
     for r in runs:
-        if r.base == 'learned':
-            if r.seed not in shared: shared[r.seed] = []; pieces.append(shared[r.seed])
-            shared[r.seed].append(r)
-        else: pieces.append([r])
+        if r.base == 'oracle': pieces.append([r]); continue
+        if (r.base, r.seed) not in shared: shared[r.base, r.seed] = []; pieces.append(shared[r.base, r.seed])
+        shared[r.base, r.seed].append(r)
+    for p in pieces:
+        if p[0].base != 'pretrained': continue
+        p.sort(key=lambda r: r.recon != 'plain')                # stable: the plain run first
+        if p[0].recon != 'plain':
+            raise ValueError(f"the own-data runs of seed {p[0].seed} need that seed's plain run: "
+                             "its model gives their closed-form rate")
     return pieces
 
 # %% ../nbs/09f_grid.ipynb #8b02ad16
@@ -106,9 +124,10 @@ PER_EXAMPLE_COLUMNS = dict(
     b_star='nats', # the exact b* = -log p*(y|x)
     b='nats', # the b the run's weights used (b* on the oracle base)
     l='nats', # the CVAE's reconstruction E_q[-log p(y|x,z)]
+    l0='nats', # own data: the code left out, -log sum_c p(c|x) p(y|x,c)
     K='nats', # the rate KL(q(z|x,y) || p(z|x))
     # the closed-form rate: the tempered posterior of the true decoder under the run's weights and
-    # (matched) beta
+    # (matched) beta; own data: of the seed's plain run's decoder, prior and head
     K_star='nats',
     gain='nats', # b* - l
     information='nats', # the oracle information I(y; class | x) of the example
@@ -116,6 +135,8 @@ PER_EXAMPLE_COLUMNS = dict(
     difficulty='tag', # the noise level's index
     true_class='class', # transform x rotation, as the task's factor grid numbers it
     code='code', # the most probable joint code (the discrete family only)
+    pair='index', # own data: the pair's position among the data file's pairs
+    context='index', # own data: x's index among the held-out pairs' distinct x, sorted
 )
 
 # %% ../nbs/09f_grid.ipynb #f345d782
@@ -155,7 +176,36 @@ def per_example_results(tr: Trainer, # fitted (or resumed after its last step) o
                 true_class=pe['true_class'], code=pe.get('code'))
     return {k: v.double().numpy() for k, v in cols.items() if v is not None}
 
+# %% ../nbs/09f_grid.ipynb #d1a18fc3
+def own_data_results(tr: TextTrainer, # fitted (or resumed after its last step), the discrete family
+                     reference: SharedDiscreteCVAE=None, # K*'s decoder, prior and head; the run's own if None
+                    ) -> dict: # PER_EXAMPLE_COLUMNS -> (n,) float64 arrays
+    "The held-out pairs of an own-data run, with the closed-form rate K* of its weights under `reference`."
+    model, b, base_mean = tr.model.eval(), tr.b['eval'], tr.b['base_mean']
+    ref, outs, k_star = reference or model, [], []
+    (l, kl, w, _, l0), _ = tr.held_out(model, b, base_mean, tr.cfg.steps, outs)
+    code = torch.cat([model.joint_log_prob(o.extras['log_q']).argmax(1).cpu() for o in outs])
+    data = tr._tensors(tr.eval_set, b)
+    with torch.no_grad():
+        for i in torch.arange(len(code), device=tr.device).split(tr.cfg.batch_size):
+            r = batch_rows(data, i)
+            log_p = ref.joint_log_prob(posterior_and_prior(ref, r['input_ids'], r['y_mask'],
+                                                           r['attention_mask'])[1])
+            log_q = ref.model_posterior(r['input_ids'], r['y_mask'], r['base_surprisal'],
+                                        r.get('base_token_surprisal'), base_mean, r['attention_mask'],
+                                        objective=model.objective)
+            k_star.append((log_q.exp() * (log_q - log_p)).sum(1).cpu())
+    xs = sorted({x for _, x, _ in tr.eval_pairs})
+    cols = dict(b=b[0], l=l, l0=l0, K=kl, K_star=torch.cat(k_star), weight=w, code=code,
+                pair=torch.tensor([p for p, _, _ in tr.eval_pairs]),
+                context=torch.tensor([xs.index(x) for _, x, _ in tr.eval_pairs]))
+    return {k: v.double().cpu().numpy() for k, v in cols.items()}
+
 # %% ../nbs/09f_grid.ipynb #f17b0863
+def _easy_hard(k, b) -> float: # mean k over the lowest quarter of b by that over the highest; None if 0
+    easy, hard = b < np.quantile(b, 0.25), b > np.quantile(b, 0.75)
+    return float(k[easy].mean() / k[hard].mean()) if k[hard].mean() > 0 else None
+
 def summarize(per: dict, # `per_example_results`
               metrics: dict, # the run's final held-out metrics
               objective, # the run's resolved ObjectiveConfig (matched beta and auxiliary weight)
@@ -164,8 +214,7 @@ def summarize(per: dict, # `per_example_results`
     the rate, the easy/hard rate ratio (quarters of b*) measured and predicted, Spearman and the
     relative error of K against K*, NMI over its ceiling."""
     K, Ks, b = per['K'], per['K_star'], per['b_star']
-    easy, hard = b < np.quantile(b, 0.25), b > np.quantile(b, 0.75)
-    ratio = lambda k: float(k[easy].mean() / k[hard].mean()) if k[hard].mean() > 0 else None
+    ratio = lambda k: _easy_hard(k, b)
     gain = float(per['gain'].mean())
     nmi, ceiling = metrics.get('nmi_joint'), metrics['nmi_joint_ceiling']
     return dict(K=float(K.mean()), K_star=float(Ks.mean()), gain=gain,
@@ -180,6 +229,24 @@ def summarize(per: dict, # `per_example_results`
                 probe_joint=metrics.get('probe_joint'), beta=objective.beta,
                 aux_weight=objective.aux_weight,
                 wall_seconds=metrics['wall_seconds'])
+
+# %% ../nbs/09f_grid.ipynb #482bb059
+def summarize_own(per: dict, # `own_data_results`
+                  metrics: dict, # the run's final held-out metrics
+                  objective, # the run's resolved ObjectiveConfig
+                 ) -> dict:
+    "An own-data run's figures: how its rate and the code's gain spread over b, beside the closed form."
+    K, Ks, b, gain = per['K'], per['K_star'], per['b'], per['l0'] - per['l']
+    fifths = np.array_split(np.argsort(b, kind='stable'), 5)
+    by_fifth = lambda v: [float(v[i].mean()) for i in fifths]
+    return dict(K=float(K.mean()), K_star=float(Ks.mean()), code_gain=float(gain.mean()),
+                decoder_gain=float((b - per['l0']).mean()), fractional_gain=float((gain / b).mean()),
+                spearman_K_b=spearman(K, b), spearman_K_star_b=spearman(Ks, b),
+                b_by_fifth=by_fifth(b), K_by_fifth=by_fifth(K), K_star_by_fifth=by_fifth(Ks),
+                fractional_gain_by_fifth=by_fifth(gain / b),
+                easy_hard_rate=_easy_hard(K, b), easy_hard_rate_star=_easy_hard(Ks, b),
+                codes_used=metrics.get('codes_used'), beta=objective.beta,
+                aux_weight=objective.aux_weight, wall_seconds=metrics['wall_seconds'])
 
 # %% ../nbs/09f_grid.ipynb #ed69086b
 def write_per_example(path, # the .csv file to write (atomically)
@@ -209,7 +276,7 @@ def read_per_example(path, # a file written by `write_per_example`
 # %% ../nbs/09f_grid.ipynb #fcace4d4
 # the held-out figures a record keeps from every evaluation of its run
 TRAJECTORY_KEYS = ('step', 'information_gain', 'kl', 'nmi_joint', 'classes_with_own_code',
-                   'probe_joint')
+                   'probe_joint', 'code_contribution', 'decoder_vs_base', 'codes_used')
 
 def _finished(out: Path, run: GridRun, cfg: RunConfig) -> bool:
     """Whether `run`'s results are in `out/results`, made with `cfg`; results made with other
@@ -229,27 +296,36 @@ def _finished(out: Path, run: GridRun, cfg: RunConfig) -> bool:
     return True
 
 # %% ../nbs/09f_grid.ipynb #f027cc1a
-def _train_run(out: Path, run: GridRun, cfg: RunConfig, shared: Path=None) -> dict:
+def _train_run(out: Path, run: GridRun, cfg: RunConfig, shared: Path=None,
+               reference: SharedDiscreteCVAE=None, # own data: the model of the closed form
+              ) -> tuple: # (the record, the fitted trainer)
     """Train (or resume) one run in `out/runs/<name>`, then write its per-example file and, last,
     its record, so that a record always has its table."""
-    folder = out / 'runs' / run.name
+    folder, own = out / 'runs' / run.name, run.base == 'pretrained'
     if shared is not None: share_base(shared, folder)   # the learned base of the same seed
-    tr = Trainer(cfg, folder, progress=False)
+    tr = make_trainer(cfg, folder, progress=False)
     metrics = tr.fit(resume=(folder / 'config.json').exists())
-    per = per_example_results(tr)
+    per = own_data_results(tr, reference) if own else per_example_results(tr)
     write_per_example(out / 'results' / f'{run.name}.csv', per)
     # the held-out figures at each evaluation, from the run's log: how far training had got
     evals = [json.loads(line) for line in (folder / 'metrics.jsonl').read_text().splitlines()]
     trajectory = [{k: e[k] for k in TRAJECTORY_KEYS if k in e}
                   for e in evals if e['phase'] == 'eval']
     record = dict(name=run.name, run=asdict(run), label=run.label,
-                  summary=summarize(per, metrics, tr.model.objective),
+                  summary=(summarize_own if own else summarize)(per, metrics, tr.model.objective),
                   units={c: PER_EXAMPLE_COLUMNS[c] for c in per},
                   torch_threads=torch.get_num_threads(),
                   metrics=metrics, trajectory=trajectory, config=asdict(cfg))
     atomic_write_bytes(out / 'results' / f'{run.name}.json',
                        (json.dumps(record, indent=1) + '\n').encode())
-    return record
+    return record, tr
+
+# %% ../nbs/09f_grid.ipynb #221173f4
+def _reopened(out: Path, run: GridRun, preset: str, overrides: dict) -> SharedDiscreteCVAE:
+    "The model of a finished own-data run, opened again (its last checkpoint, nothing trained)."
+    tr = make_trainer(grid_config(run, preset, overrides), out / 'runs' / run.name, progress=False)
+    tr.fit(resume=True)
+    return tr.model
 
 # %% ../nbs/09f_grid.ipynb #02f207ee
 def run_piece(piece: list, # GridRun that share a base, in order
@@ -258,18 +334,24 @@ def run_piece(piece: list, # GridRun that share a base, in order
               out, # the grid's folder
              ) -> list: # the names it trained
     """Train a piece's unfinished runs on one torch thread (the same numbers in any process),
-    each learned-base run after the first reusing that base."""
-    out, threads, trained, shared = Path(out), torch.get_num_threads(), [], None
+    each learned-base run after the first reusing that base, each own-data run after the first
+    (plain) taking its model for the closed form."""
+    out, threads, trained, shared, reference = Path(out), torch.get_num_threads(), [], None, None
     torch.set_num_threads(1)
     try:
         for run in piece:
             cfg = grid_config(run, preset, overrides)
             if not _finished(out, run, cfg):
-                r = _train_run(out, run, cfg, shared)
+                if run.base == 'pretrained' and run.recon != 'plain' and reference is None:
+                    reference = _reopened(out, piece[0], preset, overrides)  # finished earlier
+                r, tr = _train_run(out, run, cfg, shared, reference)
                 trained.append(run.name)
                 s = r['summary']
-                print(f"{run.name}: {s['wall_seconds']:.0f} s, gain {s['gain']:.3f} nats, "
-                      f"{s['info_fraction']:.2f} of the oracle information", flush=True)
+                print(f"{run.name}: {s['wall_seconds']:.0f} s, " + (
+                    f"KL {s['K']:.3f} nats, the code adds {s['code_gain']:.3f} (l0 - l)"
+                    if 'code_gain' in s else f"gain {s['gain']:.3f} nats, "
+                    f"{s['info_fraction']:.2f} of the oracle information"), flush=True)
+                if run.base == 'pretrained' and run.recon == 'plain': reference = tr.model
             if run.base == 'learned' and shared is None: shared = out / 'runs' / run.name
     finally: torch.set_num_threads(threads)
     return trained
@@ -350,6 +432,26 @@ def main(argv: list=None, # the arguments after the program name; sys.argv's whe
     try: run_grid(a.out, experiment_grid(seeds=tuple(a.seeds)), GRID_PRESET,
                   QUICK if a.quick else GRID_OVERRIDES, a.jobs)
     except (RunDirectoryError, ValueError, OSError) as e: p.error(str(e))
+
+# %% ../nbs/09f_grid.ipynb #3a4dc750
+def real_text_grid(seeds=(0, 1, 2), # every run is repeated on each
+                   eps_list=(0.1, 1.0, 10.0), # the example term's eps values
+                  ) -> list: # GridRun, each seed's plain run first
+    "Every term of the discrete family on own data (base='pretrained'), at matched beta."
+    return [GridRun('discrete', r, e, 'pretrained', s) for s in seeds for r, e in _terms(eps_list)]
+
+def category_nmi(per: dict, # an own-data run's per-example columns (`own_data_results`)
+                 categories: list, # every pair's category (ints or strings) by its position in the data file
+                 shuffles: int=5, seed: int=0, # the chance level: the code shuffled within each x
+                ) -> BeyondContext:
+    "The code's NMI with categories the training never read, beyond what x says, with its chance level."
+    pair = per['pair'].astype(int)
+    if len(categories) <= pair.max():
+        raise ValueError(f"categories has {len(categories)} entries, but the rows name pair {pair.max()}")
+    names = {c: i for i, c in enumerate(sorted({str(c) for c in categories}))}
+    label = torch.tensor([names[str(categories[i])] for i in pair])
+    return nmi_beyond_context(torch.as_tensor(per['code']).long(), label,
+                              torch.as_tensor(per['context']).long(), shuffles=shuffles, seed=seed)
 
 # %% ../nbs/09f_grid.ipynb #1fc0bd91
 DEMO_EPS = 1.0 # the example-level term's eps in the main job

@@ -290,9 +290,10 @@ def generate(self: SharedDiscreteCVAE,
 @patch
 def _em_cost(self: SharedDiscreteCVAE, per_class: tuple, y_mask: Tensor, base_surprisal: Tensor,
              base_token_surprisal: Tensor=None, base_mean: float=None,
+             objective: ObjectiveConfig=None, # the term, eps and head weight (the model's own when None)
             ) -> Tensor: # (bs,C) r_c + lambda a_c
     "Each joint class's cost in the E-step: its reconstruction term and the head's weighted NLL."
-    cfg, (l_c, tok_c, aux_c), (bs, C) = self.objective, per_class, per_class[0].shape
+    cfg, (l_c, tok_c, aux_c), (bs, C) = objective or self.objective, per_class, per_class[0].shape
     rep = lambda t: None if t is None else t.repeat_interleave(C, 0)
     r_c = reconstruction_term(cfg, l_c.reshape(-1), tok_c.reshape(bs * C, -1), rep(y_mask),
                               rep(base_surprisal), rep(base_token_surprisal), base_mean)[0].view(bs, C)
@@ -323,9 +324,11 @@ def em_loss(self: SharedDiscreteCVAE,
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #52fb64fe
 @patch
-def _q_star(self: SharedDiscreteCVAE, log_pc: Tensor, per_class: tuple, *costs) -> Tensor:
+def _q_star(self: SharedDiscreteCVAE, log_pc: Tensor, per_class: tuple, *costs,
+            objective: ObjectiveConfig=None) -> Tensor:
     "log q*(c), p(c|x) exp(-cost(c)/beta) normalised; `costs`: `_em_cost`'s arguments after per_class."
-    return (log_pc - self._em_cost(per_class, *costs) / self.objective.beta).log_softmax(1)
+    beta = (objective or self.objective).beta
+    return (log_pc - self._em_cost(per_class, *costs, objective=objective) / beta).log_softmax(1)
 
 @patch
 @torch.no_grad()
@@ -334,11 +337,14 @@ def model_posterior(self: SharedDiscreteCVAE, input_ids: Tensor, y_mask: Tensor,
                     base_token_surprisal: Tensor=None, # (bs,T), for the token term
                     base_mean: float=None, # E_D[b], for the distribution term
                     attention_mask: Tensor=None, # (bs,T) for right-padded batches
+                    # another term's weights, beta and head weight (resolved): the closed form of
+                    # that objective with this model's decoder, prior and head fixed
+                    objective: ObjectiveConfig=None,
                    ) -> Tensor: # (bs,C) log q*(c) of every joint class
     "EM's target q*: the posterior the objective makes of the prior, decoder and head, exactly."
     log_pc = self.joint_log_prob(posterior_and_prior(self, input_ids, y_mask, attention_mask)[1])
     return self._q_star(log_pc, self._per_class(input_ids, y_mask), y_mask, base_surprisal,
-                        base_token_surprisal, base_mean)
+                        base_token_surprisal, base_mean, objective=objective)
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #1e70cfa5
 @dataclass

@@ -1,0 +1,38 @@
+"""The real-text grid's script (bench/text_grid.py) on a tiny corpus with planted categories: every term of one seed
+writes its rows and record, the plain run's closed form is its own rate, the categories are written beside the grid,
+a second start trains nothing, and a record made with other settings is refused."""
+import json, sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'bench'))
+import text_grid
+from inverse_surprisal.grid import category_nmi, read_per_example
+
+def test_tiny_grid_writes_skips_and_refuses(tmp_path, capsys):
+    args = ['planted', '--quick', '--out', str(tmp_path), '--seeds', '0', '--eps', '1', '--jobs', '1']
+    names = ['discrete-pretrained-plain-seed0', 'discrete-pretrained-example-eps1-seed0',
+             'discrete-pretrained-distribution-seed0', 'discrete-pretrained-token-seed0']
+    assert text_grid.main(args) == names
+    res = tmp_path / 'grid' / 'planted' / 'results'
+    cats = json.loads((tmp_path / 'grid' / 'planted_categories.json').read_text())
+    rows = {n: read_per_example(res / f'{n}.csv') for n in names}
+    plain = rows[names[0]]
+    assert sorted(plain) == sorted(['b', 'l', 'l0', 'K', 'K_star', 'weight', 'code', 'pair', 'context'])
+    assert np.allclose(plain['K_star'], plain['K'], atol=1e-5)          # q* is q: the closed form is the rate
+    assert np.all(plain['weight'] == 1) and not np.allclose(rows[names[1]]['weight'], 1)
+    for n in names:
+        rec = json.loads((res / f'{n}.json').read_text())
+        assert rec['config']['objective']['matched'] and rec['summary']['codes_used'] >= 1
+        assert [t['step'] for t in rec['trajectory']] == [3, 6]
+        assert 0 <= category_nmi(rows[n], cats).nmi <= 1
+    before = {p.name: p.stat().st_mtime_ns for p in res.iterdir()}
+    assert text_grid.main(args) == []                                    # finished: nothing trained
+    assert {p.name: p.stat().st_mtime_ns for p in res.iterdir()} == before
+    rec = json.loads((res / f'{names[1]}.json').read_text())
+    rec['config']['steps'] = 99; (res / f'{names[1]}.json').write_text(json.dumps(rec))
+    with pytest.raises(SystemExit):
+        text_grid.main(args)
+    assert 'made with other settings (steps: 99 -> 6)' in capsys.readouterr().err
