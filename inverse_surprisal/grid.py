@@ -25,7 +25,7 @@ from .config import (FAMILIES, RunConfig, config_diff, from_dict, make_config,
                                       merge_overrides)
 from .files import atomic_open, atomic_write_bytes
 from .nn import posterior_and_prior
-from .run_dir import RunDirectoryError, run_directory, share_base
+from .run_dir import INPUT_LOCATIONS, RunDirectoryError, run_directory, share_base
 from .shared_discrete_cvae import SharedDiscreteCVAE
 from .synthetic import variant_weights
 from .text_train import TextTrainer, make_trainer
@@ -280,7 +280,8 @@ TRAJECTORY_KEYS = ('step', 'information_gain', 'kl', 'nmi_joint', 'classes_with_
 
 def _finished(out: Path, run: GridRun, cfg: RunConfig) -> bool:
     """Whether `run`'s results are in `out/results`, made with `cfg`; results made with other
-    settings are refused, naming the fields."""
+    settings are refused, naming the fields (where own data and its base model lie is not a setting:
+    a clone elsewhere reads the same results)."""
     record, table = out / 'results' / f'{run.name}.json', out / 'results' / f'{run.name}.csv'
     if not record.exists(): return False
     try:
@@ -289,7 +290,7 @@ def _finished(out: Path, run: GridRun, cfg: RunConfig) -> bool:
     except (ValueError, KeyError, TypeError, OSError) as e:
         raise RunDirectoryError(f"{record}: damaged results ({e}); delete {record.name} and "
                                 f"{table.name} to run it again") from None
-    if diff := config_diff(made, cfg):
+    if diff := [d for d in config_diff(made, cfg) if d.split(':')[0] not in INPUT_LOCATIONS]:
         raise RunDirectoryError(f"{record}: the finished run was made with other settings "
                                 f"({'; '.join(diff)}); delete its results to run it again with "
                                 "these, or choose another --out")
