@@ -1,5 +1,5 @@
 """The real-text grid's script (bench/text_grid.py) on a tiny corpus with planted categories: every term of one seed
-writes its rows and record, the plain run's closed form is its own rate, the categories are written beside the grid,
+writes its rows and record, the plain run's closed form is its own rate and the distribution term's is the plain one, the categories are written beside the grid,
 a second start trains nothing, and a record made with other settings is refused."""
 import json, sys
 from pathlib import Path
@@ -22,6 +22,8 @@ def test_tiny_grid_writes_skips_and_refuses(tmp_path, capsys):
     plain = rows[names[0]]
     assert sorted(plain) == sorted(['b', 'l', 'l0', 'K', 'K_star', 'weight', 'code', 'pair', 'context'])
     assert np.allclose(plain['K_star'], plain['K'], atol=1e-5)          # q* is q: the closed form is the rate
+    # the distribution term at matched beta is the plain objective rescaled: its closed form is the plain rate
+    assert np.allclose(rows[names[2]]['K_star'], plain['K'], atol=1e-5)
     assert np.all(plain['weight'] == 1) and not np.allclose(rows[names[1]]['weight'], 1)
     for n in names:
         rec = json.loads((res / f'{n}.json').read_text())
