@@ -1,6 +1,7 @@
 """The real-text grid's script (bench/text_grid.py) on a tiny corpus with planted categories: every term of one seed
-writes its rows and record, the plain run's closed form is its own rate and the distribution term's is the plain one, the categories are written beside the grid,
-a second start trains nothing, and a record made with other settings is refused."""
+writes its rows and record, the plain run's closed form is its own rate and the distribution term's is the plain one,
+the categories are written beside the grid, a second start trains nothing, and a record made with other settings is
+refused."""
 import json, sys
 from pathlib import Path
 
