@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # a fingerprint of the generated and cleaned files (tracked and untracked), to tell whether a step changed them
 SNAPSHOT = git ls-files -co --exclude-standard -z -- nbs inverse_surprisal README.md | xargs -0 sha1sum | sha1sum
 
-.PHONY: bench grid docs install demo test check-clean check-export check-readme nbtest pytest readme export clean-nbs
+.PHONY: bench grid text-grid docs install demo test check-clean check-export check-readme nbtest pytest readme export clean-nbs
 
 $(STAMP): settings.ini setup.py
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -73,3 +73,9 @@ bench: $(STAMP)
 # the experiments page's grid of runs (about an hour on 2 cores); resumable: a second start skips finished runs
 grid: $(STAMP)
 	$(PY) bench/grid.py --jobs 2
+
+# the same terms on real text (the real-text probe's two corpora, the text preset's code, seeds 0-2; hours on 2
+# cores); resumable as the grid
+text-grid: $(STAMP)
+	$(PY) bench/text_grid.py wordnet --jobs 2
+	$(PY) bench/text_grid.py debian --jobs 2
