@@ -11,6 +11,7 @@ from sklearn.preprocessing import normalize
 import probe_real_text as P
 import torch
 from inverse_surprisal.clustering import fit_mixture_of_unigrams
+from inverse_surprisal.files import atomic_write_bytes
 
 VARIANTS = dict(plain=dict(), stop_words_out=dict(stop=True), idf=dict(idf=True), length_scaled=dict(scale=True),
                 idf_length_scaled=dict(idf=True, scale=True))
@@ -42,7 +43,7 @@ def main(corpora, seeds):
             for name, kw in VARIANTS.items():
                 a, b = view([r['y'] for r in train], [r['y'] for r in held], **kw)
                 rec[name] = P.judged(fit_mixture_of_unigrams(a, P.K, seed)[0].responsibilities(b).argmax(1), held)
-            out.write_text(json.dumps(rec, indent=1))
+            atomic_write_bytes(out, json.dumps(rec, indent=1).encode())
             print(corpus, seed, {k: round(v['above_chance'], 3) for k, v in rec.items()}, flush=True)
 
 if __name__ == '__main__': main(*sys.argv[1:3])
