@@ -283,10 +283,10 @@ PRESETS = {
     # any y region, EM trains the encoder on the exact posterior (the own-data page compares these).
     # Without a start every code is one function and stays one (Debian's index: one code, KL 0.00);
     # the mixture of unigrams' clusters break that. Off training q is EM's own q*: the encoder lags it
-    # on real text (held-out l0 - l with the encoder -0.83 and -1.07 nats, with q* +1.68 and +1.85,
-    # WordNet and Debian, medians of seeds 0-2 and 0-4; q*'s code beats TF-IDF k-means and a mixture
-    # of unigrams on WordNet on every seed, not k-means on Debian; bench/probe_real_text.py, the
-    # own-data page)
+    # on real text (held-out l0 - l of the same training with the encoder as q -1.04 and -0.88 nats,
+    # WordNet and Debian, seed 0; with q* +1.68 and +1.85, medians of seeds 0-4; q*'s code beats
+    # TF-IDF k-means and a mixture of unigrams on WordNet on every seed, not k-means on Debian;
+    # bench/probe_real_text.py, the own-data page)
     'text': dict(base='pretrained', steps=400, eval_every=100, batch_size=32, lr=3e-3,
                  start=dict(codes='mixture', steps=100),
                  model=dict(code_sizes=(8,), estimator='em', posterior_encoder='transformer',
