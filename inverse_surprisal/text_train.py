@@ -9,7 +9,6 @@ __all__ = ['check_decoder_init', 'init_decoder_from_base', 'TextTrainer', 'make_
 import sys
 
 import torch
-from fastcore.basics import patch
 from torch import nn
 
 from .config import RunConfig, with_absolute_paths
@@ -61,126 +60,114 @@ def init_decoder_from_base(decoder: CausalTransformer, # the CVAE's decoder
 class TextTrainer(Trainer):
     """The pipeline on your own pairs: a held-out split, b from the pretrained base model scored
     once into the cache, the CVAE."""
+    # the seam: how the pairs, the frozen base and the CVAE are made, held out and judged
     def _load_data(self):
         try: self._read_pairs()
         # the command line says it, without a traceback
         except (ValueError, ImportError) as e: raise DataError(str(e)) from None
 
-# %% ../nbs/09c_text_train.ipynb #98e96830
-@patch
-def _read_pairs(self: TextTrainer):
-    self.cfg = cfg = with_absolute_paths(self.cfg)      # found again from any folder
-    d = cfg.data
-    self.base = FrozenBaseModel(load_causal_lm(d.base_model).to(self.device))
-    self.tokenizer = load_tokenizer(d.tokenizer or d.base_model)
-    pairs = read_pairs(d.path, d.x_key, d.y_key)
-    data = TextPairs(pairs, self.tokenizer, max_positions(self.base.model), d.too_long,
-                     d.special_tokens)
-    self.dropped, self.pad_id = data.dropped, data.pad_id
-    check_vocabulary(self.base.model, data.pad_id, len(self.tokenizer))
-    check_decoder_init(d.decoder_init, d.decoder_layers, cfg.model.d_model, self.base.model)
-    if data.dropped and self.rank == 0:
-        print(f"{len(data.dropped)} pairs longer than the base model reads were left out "
-              "(too_long='drop')", file=sys.stderr)
-    try: ev, tr, self.n_duplicates = held_out_split(data.items, d.eval_fraction, cfg.seed)
-    except ValueError as e: raise ValueError(f"data file {d.path}: {e}") from None
-    if self.n_duplicates and self.rank == 0:
-        print(f"{self.n_duplicates} pairs repeat an earlier pair: each stays on one side of the "
-              "held-out split", file=sys.stderr)
-    self.eval_set, self.train_set = [data[i] for i in ev], [data[i] for i in tr]
-    # the held-out pairs as the file holds them: (position among its pairs, x, y)
-    self.eval_pairs = [(data.kept[i], *pairs[data.kept[i]]) for i in ev]
-    self.vocab_size, self.seq_len = (len(self.tokenizer),
-                                     max(len(it['input_ids']) for it in data))
-    self.inputs = {f'data file {d.path}': file_digest(d.path),
-                   f'base model {d.base_model}': self.base.fingerprint,
-                   f'tokenizer {d.tokenizer or d.base_model}': tokenizer_fingerprint(self.tokenizer)}
+    def _read_pairs(self):
+        self.cfg = cfg = with_absolute_paths(self.cfg)      # found again from any folder
+        d = cfg.data
+        self.base = FrozenBaseModel(load_causal_lm(d.base_model).to(self.device))
+        self.tokenizer = load_tokenizer(d.tokenizer or d.base_model)
+        pairs = read_pairs(d.path, d.x_key, d.y_key)
+        data = TextPairs(pairs, self.tokenizer, max_positions(self.base.model), d.too_long,
+                         d.special_tokens)
+        self.dropped, self.pad_id = data.dropped, data.pad_id
+        check_vocabulary(self.base.model, data.pad_id, len(self.tokenizer))
+        check_decoder_init(d.decoder_init, d.decoder_layers, cfg.model.d_model, self.base.model)
+        if data.dropped and self.rank == 0:
+            print(f"{len(data.dropped)} pairs longer than the base model reads were left out "
+                  "(too_long='drop')", file=sys.stderr)
+        try: ev, tr, self.n_duplicates = held_out_split(data.items, d.eval_fraction, cfg.seed)
+        except ValueError as e: raise ValueError(f"data file {d.path}: {e}") from None
+        if self.n_duplicates and self.rank == 0:
+            print(f"{self.n_duplicates} pairs repeat an earlier pair: each stays on one side of the "
+                  "held-out split", file=sys.stderr)
+        self.eval_set, self.train_set = [data[i] for i in ev], [data[i] for i in tr]
+        # the held-out pairs as the file holds them: (position among its pairs, x, y)
+        self.eval_pairs = [(data.kept[i], *pairs[data.kept[i]]) for i in ev]
+        self.vocab_size, self.seq_len = (len(self.tokenizer),
+                                         max(len(it['input_ids']) for it in data))
+        self.inputs = {f'data file {d.path}': file_digest(d.path),
+                       f'base model {d.base_model}': self.base.fingerprint,
+                       f'tokenizer {d.tokenizer or d.base_model}': tokenizer_fingerprint(self.tokenizer)}
 
-# %% ../nbs/09c_text_train.ipynb #b4f2f89f
-@patch
-def _new_model(self: TextTrainer) -> nn.Module:
-    model = build_model(self.cfg, self.vocab_size, self.seq_len)
-    d = self.cfg.data
-    if d.decoder_init == 'base_embeddings': init_decoder_from_base(model.decoder, self.base.model)
-    if d.decoder_init == 'base_model':
-        model.decoder = PretrainedDecoder(self.base.model, model.cfg.d_model, d.decoder_layers)
-    return model
+    def _new_model(self) -> nn.Module:
+        model = build_model(self.cfg, self.vocab_size, self.seq_len)
+        d = self.cfg.data
+        if d.decoder_init == 'base_embeddings': init_decoder_from_base(model.decoder, self.base.model)
+        if d.decoder_init == 'base_model':
+            model.decoder = PretrainedDecoder(self.base.model, model.cfg.d_model, d.decoder_layers)
+        return model
 
-@patch
-def _optimizer(self: TextTrainer, model: nn.Module) -> torch.optim.Optimizer:
-    "Adam; a decoder copied from the base trains at `data.decoder_lr`, the rest at `lr`."
-    lm = ({id(p) for p in model.decoder.lm.parameters()}
-          if isinstance(model.decoder, PretrainedDecoder) else set())
-    groups = [[p for p in model.parameters() if (id(p) in lm) == own and p.requires_grad]
-              for own in (False, True)]
-    return torch.optim.Adam([dict(params=groups[0], lr=self.cfg.lr)]
-                            + ([dict(params=groups[1], lr=self.cfg.data.decoder_lr)]
-                               if groups[1] else []))
+    def _optimizer(self, model: nn.Module) -> torch.optim.Optimizer:
+        "Adam; a decoder copied from the base trains at `data.decoder_lr`, the rest at `lr`."
+        lm = ({id(p) for p in model.decoder.lm.parameters()}
+              if isinstance(model.decoder, PretrainedDecoder) else set())
+        groups = [[p for p in model.parameters() if (id(p) in lm) == own and p.requires_grad]
+                  for own in (False, True)]
+        return torch.optim.Adam([dict(params=groups[0], lr=self.cfg.lr)]
+                                + ([dict(params=groups[1], lr=self.cfg.data.decoder_lr)]
+                                   if groups[1] else []))
 
-@patch
-def _tensors(self: TextTrainer, ds: list,
-             b: tuple) -> dict: # the set right-padded to its longest pair, with attention mask
-    batch = collate(ds, self.pad_id)
-    return {k: v.to(self.device)
-            for k, v in dict(batch, base_surprisal=b[0], base_token_surprisal=b[1]).items()}
+    def _tensors(self, ds: list,
+                 b: tuple) -> dict: # the set right-padded to its longest pair, with attention mask
+        batch = collate(ds, self.pad_id)
+        return {k: v.to(self.device)
+                for k, v in dict(batch, base_surprisal=b[0], base_token_surprisal=b[1]).items()}
 
-@patch
-def _frozen_base(self: TextTrainer) -> nn.Module:
-    return self.base # the pretrained base model, loaded and frozen above
+    def _frozen_base(self) -> nn.Module:
+        return self.base # the pretrained base model, loaded and frozen above
 
-# %% ../nbs/09c_text_train.ipynb #a79cbebd
-@patch
-@torch.no_grad()
-def held_out(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
-             step: int,
-             outputs: list=None, # when given, each batch's model output is appended to it
-            ) -> tuple:
-    """Per-example held-out (recon_nll, kl, weights, recon_term, marginal_nll l0), (n,) each,
-    and beta; batches of `batch_size`. The other arguments are `Trainer.evaluate`'s."""
-    data, outs, l0 = self._tensors(self.eval_set, b_eval), [], []
-    with self._held_out_mode(model):
-        for i in torch.arange(len(self.eval_set), device=self.device).split(self.cfg.batch_size):
-            with self._autocast():
-                rows = batch_rows(data, i)
-                outs.append(model(**rows, base_mean=base_mean, step=step))
-            l0.append(outs[-1].extras['marginal_nll'] if 'marginal_nll' in outs[-1].extras
-                      else model.marginal_nll(rows['input_ids'], rows['y_mask'],
-                                              rows['attention_mask']))
-    if outputs is not None: outputs.extend(outs)
-    cat = lambda k: torch.cat([getattr(o, k).float().cpu() for o in outs])
-    return (tuple(cat(k) for k in ('recon_nll', 'kl', 'weights', 'recon_term'))
-            + (torch.cat([v.float().cpu() for v in l0]),), outs[-1].beta)
+    @torch.no_grad()
+    def held_out(self, model: nn.Module, b_eval: tuple, base_mean: float,
+                 step: int,
+                 outputs: list=None, # when given, each batch's model output is appended to it
+                ) -> tuple:
+        """Per-example held-out (recon_nll, kl, weights, recon_term, marginal_nll l0), (n,) each,
+        and beta; batches of `batch_size`. The other arguments are `Trainer.evaluate`'s."""
+        data, outs, l0 = self._tensors(self.eval_set, b_eval), [], []
+        with self._held_out_mode(model):
+            for i in torch.arange(len(self.eval_set), device=self.device).split(self.cfg.batch_size):
+                with self._autocast():
+                    rows = batch_rows(data, i)
+                    outs.append(model(**rows, base_mean=base_mean, step=step))
+                l0.append(outs[-1].extras['marginal_nll'] if 'marginal_nll' in outs[-1].extras
+                          else model.marginal_nll(rows['input_ids'], rows['y_mask'],
+                                                  rows['attention_mask']))
+        if outputs is not None: outputs.extend(outs)
+        cat = lambda k: torch.cat([getattr(o, k).float().cpu() for o in outs])
+        return (tuple(cat(k) for k in ('recon_nll', 'kl', 'weights', 'recon_term'))
+                + (torch.cat([v.float().cpu() for v in l0]),), outs[-1].beta)
 
-# %% ../nbs/09c_text_train.ipynb #7306e6c8
-@patch
-def evaluate(self: TextTrainer, model: nn.Module, b_eval: tuple, base_mean: float,
-             step: int) -> dict:
-    """Held-out figures without an oracle: b, l, KL, l0 with the decoder's part (b - l0) and the
-    code's (l0 - l), code-length reduction, fractional gain, weight health; the discrete family's
-    code usage as the synthetic task's (`code_usage`). The arguments are `Trainer.evaluate`'s."""
-    outs = []
-    (l, kl, w, term, l0), beta = self.held_out(model, b_eval, base_mean, step, outs)
-    usage = {}
-    if isinstance(model, SharedDiscreteCVAE):
-        u = code_usage(torch.cat([model.joint_log_prob(o.extras['log_q']).exp().float().cpu()
-                                  for o in outs]))
-        usage = dict(codes_used=u.active, code_perplexity=u.perplexity)
-    return dict(step=step, **own_data_summary(l, kl, b_eval[0], w, l0),
-                recon_term=term.mean().item(), beta=beta,
-                n_heldout=len(l), n_train=len(self.train_set), n_dropped=len(self.dropped),
-                n_duplicates=self.n_duplicates, **usage)
+    def evaluate(self, model: nn.Module, b_eval: tuple, base_mean: float,
+                 step: int) -> dict:
+        """Held-out figures without an oracle: b, l, KL, l0 with the decoder's part (b - l0) and the
+        code's (l0 - l), code-length reduction, fractional gain, weight health; the discrete family's
+        code usage as the synthetic task's (`code_usage`). The arguments are `Trainer.evaluate`'s."""
+        outs = []
+        (l, kl, w, term, l0), beta = self.held_out(model, b_eval, base_mean, step, outs)
+        usage = {}
+        if isinstance(model, SharedDiscreteCVAE):
+            u = code_usage(torch.cat([model.joint_log_prob(o.extras['log_q']).exp().float().cpu()
+                                      for o in outs]))
+            usage = dict(codes_used=u.active, code_perplexity=u.perplexity)
+        return dict(step=step, **own_data_summary(l, kl, b_eval[0], w, l0),
+                    recon_term=term.mean().item(), beta=beta,
+                    n_heldout=len(l), n_train=len(self.train_set), n_dropped=len(self.dropped),
+                    n_duplicates=self.n_duplicates, **usage)
 
-# %% ../nbs/09c_text_train.ipynb #91714ccb
-@patch
-def per_example(self: TextTrainer) -> dict:
-    """The trained CVAE's held-out figures pair by pair: b, l, KL, the weight and l0, (n,) each;
-    after `fit` (or `fit(resume=True)`)."""
-    if getattr(self, 'model', None) is None:
-        raise ValueError("per_example needs a trained CVAE: call fit() (or fit(resume=True)) first")
-    # read from the caches by fit: no second pass over them
-    b = self.b
-    (l, kl, w, _, l0), _ = self.held_out(self.model, b['eval'], b['base_mean'], self.cfg.steps)
-    return dict(base_surprisal=b['eval'][0], recon_nll=l, kl=kl, weights=w, marginal_nll=l0)
+    def per_example(self) -> dict:
+        """The trained CVAE's held-out figures pair by pair: b, l, KL, the weight and l0, (n,) each;
+        after `fit` (or `fit(resume=True)`)."""
+        if getattr(self, 'model', None) is None:
+            raise ValueError("per_example needs a trained CVAE: call fit() (or fit(resume=True)) first")
+        # read from the caches by fit: no second pass over them
+        b = self.b
+        (l, kl, w, _, l0), _ = self.held_out(self.model, b['eval'], b['base_mean'], self.cfg.steps)
+        return dict(base_surprisal=b['eval'][0], recon_nll=l, kl=kl, weights=w, marginal_nll=l0)
 
 # %% ../nbs/09c_text_train.ipynb #6a0f994c
 def make_trainer(cfg: RunConfig, # the run
