@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['CKPT_FORMAT', 'BASE_CKPT', 'CVAE_CKPT', 'INPUT_LOCATIONS', 'RUN_MARKER', 'LOCK_FILE', 'INPUTS_FILE', 'rng_state',
            'set_rng_state', 'save_checkpoint', 'load_checkpoint', 'RunDirectoryError', 'check_resumable',
-           'check_trained_config', 'run_directory', 'share_base', 'check_run_inputs', 'read_log', 'truncate_log']
+           'check_trained_config', 'run_directory', 'share_base', 'check_run_inputs', 'read_log', 'truncate_log',
+           'LogLines', 'RunLog', 'add_scalars']
 
 # %% ../nbs/09a_run_dir.ipynb #c83a1ecc
 import fcntl
@@ -13,13 +14,18 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import socket
+import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import torch
+from fastcore.basics import patch
 from safetensors.torch import load as load_safetensors, save as save_safetensors
+from tqdm.auto import tqdm
 
 from .config import RunConfig, config_diff, from_dict, load_config
 from .files import atomic_write_bytes, check_regular_file
@@ -255,3 +261,87 @@ def truncate_log(path: Path, step: int):
             if r['phase'] in ('base', 'base_check') or r['step'] < step
             or (r['phase'] == 'eval' and r['step'] <= step)]
     atomic_write_bytes(path, ''.join(l + '\n' for l in keep).encode())
+
+# %% ../nbs/09a_run_dir.ipynb #a2d248b2
+class LogLines:
+    """tqdm's `update` and `set_postfix` as one log line every `every` steps: progress for a log
+    file, not a line per step."""
+    def __init__(self,
+                 total: int, # steps in all
+                 desc: str, # what is counted
+                 every: int, # a line every this many steps
+                 file=None, # where lines go; None: stderr
+                ):
+        self.total, self.desc, self.every, self.file = total, desc, every, file
+        self.n, self.postfix, self.t0 = 0, {}, time.perf_counter()
+    def __enter__(self): return self
+    def __exit__(self, *exc): pass
+    def set_postfix(self,
+                    **kw, # figures by name
+                   ):
+        "The figures the next line shows after the step count."
+        self.postfix = kw
+    def update(self,
+               n: int=1, # steps done
+              ):
+        "Count `n` steps; print a line when a multiple of `every` (or the last step) is reached."
+        before, self.n = self.n, self.n + n
+        if n and (self.n // self.every > before // self.every or self.n == self.total):
+            extra = ''.join(f', {k} {v}' for k, v in self.postfix.items())
+            print(f"{self.desc}: step {self.n}/{self.total}, "
+                  f"{time.perf_counter() - self.t0:.0f} s{extra}",
+                  file=self.file or sys.stderr, flush=True)
+
+# %% ../nbs/09a_run_dir.ipynb #5e1a7c02
+class RunLog:
+    """A run's log: each record a JSON line of `metrics.jsonl` and TensorBoard scalars (rank 0
+    only), and the progress of each phase."""
+    def __init__(self,
+                 out, # the run directory
+                 rank: int=0, # this process's; only rank 0 writes and shows progress
+                 progress: bool=True, # progress bars (a log line every `every` steps when not a terminal)
+                 tensorboard: bool=True, # TensorBoard scalars in out/tensorboard (when installed)
+                 every: int=100, # steps between progress lines when not a terminal
+                ):
+        self.out, self.rank, self.progress, self.every = Path(out), rank, progress, every
+        self.tensorboard, self._tb = tensorboard, None
+
+    def write(self, record: dict):
+        "Append `record` to the log as a JSON line (rank 0), and to TensorBoard when it is on."
+        if self.rank == 0:
+            with open(self.out / 'metrics.jsonl', 'a') as f: f.write(json.dumps(record) + '\n')
+            if self._tb is not None: add_scalars(self._tb, record)
+
+    def bar(self, total: int, desc: str):
+        "Progress over `total` steps: tqdm on a terminal, `LogLines` otherwise, nothing off rank 0."
+        show = self.progress and self.rank == 0
+        if show and not sys.stderr.isatty(): return LogLines(total, desc, every=self.every)
+        return tqdm(total=total, desc=desc, disable=not show, leave=False)
+
+# %% ../nbs/09a_run_dir.ipynb #0abaf278
+def add_scalars(writer, record: dict):
+    "Each number of a log record as the scalar `phase/name` at the record's step."
+    for k, v in record.items():
+        if k not in ('phase', 'step') and isinstance(v, (int, float)) and not isinstance(v, bool):
+            writer.add_scalar(f"{record['phase']}/{k}", v, record['step'])
+
+# %% ../nbs/09a_run_dir.ipynb #5e1a7c04
+@patch
+def tensorboard_from_log(self: RunLog):
+    "Rank 0: the event files written afresh from metrics.jsonl; later records follow as logged."
+    if self.rank != 0 or not self.tensorboard: return
+    try: from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        self.tensorboard = False
+        if self.progress: print("TensorBoard scalars skipped: pip install "
+                                "'inverse_surprisal[tensorboard]'", file=sys.stderr)
+        return
+    self.close()
+    shutil.rmtree(self.out / 'tensorboard', ignore_errors=True)
+    self._tb, log = SummaryWriter(self.out / 'tensorboard', flush_secs=10), self.out / 'metrics.jsonl'
+    for record in (read_log(log) if log.exists() else []): add_scalars(self._tb, record)   # a torn last line left out
+
+@patch
+def close(self: RunLog):
+    "Close the TensorBoard writer, if one is open."
+    if self._tb is not None: self._tb.close(); self._tb = None
