@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 
 from .checks import check_tensor
-from .losses import code_length_reduction, weight_health
+from .losses import code_length_reduction, fractional_gain, weight_health
 
 # %% ../nbs/04_metrics.ipynb #6e45b994
 def information_gain(recon_nll: Tensor, # (n,) nats, the CVAE's l(x,y)
@@ -291,7 +291,7 @@ def own_data_summary(recon_nll: Tensor, # (n,) nats, l of the CVAE on held-out p
     return split | dict(base_surprisal_mean=b.mean().item(), recon_nll=l.mean().item(),
                 kl=kl.detach().double().mean().item(),
                 code_length_reduction=code_length_reduction(l, b).mean().item(),
-                fractional_gain=((b - l) / b).mean().item(),
+                fractional_gain=fractional_gain(l, b).mean().item(),
                 weight_ess_fraction=health.ess_fraction,
                 weight_max_over_mean=health.max / weights.double().mean().item(),
                 weight_lightest_decile_share=health.lightest_decile_share)

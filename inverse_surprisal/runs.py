@@ -13,6 +13,7 @@ import torch
 from torch import nn
 
 from .config import RunConfig, load_config
+from .losses import fractional_gain
 from .continuous_cvae import prior_moments
 from .nn import posterior_and_prior
 from .reference import score_batch
@@ -135,7 +136,7 @@ def export_columns(run: OpenRun) -> dict:
     pe, enc = run.trainer.per_example(), encode(run)
     b, l = pe['base_surprisal'].double(), pe['recon_nll'].double()
     cols = dict(_text_columns(run), b=b, l=l, kl=pe['kl'], weight=pe['weights'],
-                fractional_gain=(b - l) / b)
+                fractional_gain=fractional_gain(l, b))
     if 'marginal_nll' in pe: cols['l0'] = pe['marginal_nll']
     if 'oracle_base_surprisal' in pe:
         cols.update(oracle_b=pe['oracle_base_surprisal'], information=pe['information'],
