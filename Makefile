@@ -72,10 +72,10 @@ bench: $(STAMP)
 
 # the experiments page's grid of runs (about an hour on 2 cores); resumable: a second start skips finished runs
 grid: $(STAMP)
-	$(PY) bench/grid.py --jobs 2
+	$(PY) experiments/grid.py --jobs 2
 
 # the same terms on real text (the real-text probe's two corpora, the text preset's code, seeds 0-2; hours on 2
 # cores); resumable as the grid
 text-grid: $(STAMP)
-	$(PY) bench/text_grid.py wordnet --jobs 2
-	$(PY) bench/text_grid.py debian --jobs 2
+	$(PY) experiments/text_grid.py wordnet --jobs 2
+	$(PY) experiments/text_grid.py debian --jobs 2

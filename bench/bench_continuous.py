@@ -1,5 +1,5 @@
 """The continuous family's figures (issue 31), judged on several seeds:
-- the probe's table of remedies, read from bench/probe_continuous/results (made by `python bench/probe_continuous.py`,
+- the probe's table of remedies, read from experiments/probe_continuous/results (made by `python experiments/probe_continuous.py`,
   about 40 minutes on 2 cores; this script does not train them);
 - the demo preset, `inverse-surprisal train --preset demo --family continuous --seed S` for seeds 0, 1, 2, trained here
   (one torch thread each, two at a time): the fraction of the oracle information at the end and at best, and wall time;
@@ -9,7 +9,7 @@ Median and worst seed of each. Prints one JSON object."""
 import argparse, json, os, shutil, statistics, subprocess, sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'experiments'))   # the probe and its records
 from probe_continuous import load, table
 
 ROOT = Path(__file__).resolve().parent.parent

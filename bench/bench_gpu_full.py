@@ -1,6 +1,6 @@
 """The full preset on a GPU (the speed issue's goal: <= 60 s): `inverse-surprisal train --preset full --device cuda` in a
 new process, the wall seconds to 0.95 (and 0.9) of the oracle information at its evaluations and the best fraction. On the
-CPU the full preset's times are bench/probe_speed.py's (minutes each), so this script reports nothing there. Prints one
+CPU the full preset's times are experiments/probe_speed.py's (minutes each), so this script reports nothing there. Prints one
 JSON object."""
 import argparse, json, shutil, subprocess, sys
 from pathlib import Path
@@ -17,7 +17,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__); p.add_argument('--device', default='cpu')
     device = p.parse_args().device
     if device == 'cpu':
-        print(json.dumps(dict(full_gpu_note='cpu: see bench/probe_speed.py'))); return
+        print(json.dumps(dict(full_gpu_note='cpu: see experiments/probe_speed.py'))); return
     run = ROOT / 'runs' / 'bench-gpu-full'
     if run.exists(): shutil.rmtree(run)
     subprocess.run([str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--preset', 'full', '--device', device,

@@ -1,6 +1,6 @@
 """The presets that report a quality, each judged on seeds 0 to 4 (issue 34): median, worst and spread (best minus
 worst seed) over the seeds, never one seed, as the speed probe summarises an arm. The runs are the speed probe's
-pieces (bench/probe_speed.py): one `inverse-surprisal train` in a new process per preset and seed, its record in bench/speed/results/, a finished piece
+pieces (experiments/probe_speed.py): one `inverse-surprisal train` in a new process per preset and seed, its record in experiments/speed/results/, a finished piece
 read back and checked against today's settings, a missing one trained here (demo about 2.5 minutes, probe about 1,
 full's CVAE about 6.5).
 - `demo`: the fraction of the oracle information at the last evaluation, the best one, and the run's wall seconds
@@ -14,8 +14,8 @@ Prints one JSON object."""
 import argparse, json, statistics, sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+EXPERIMENTS = Path(__file__).resolve().parent.parent / 'experiments'    # the speed probe and its records
+sys.path.insert(0, str(EXPERIMENTS))
 from probe_speed import records, summary
 
 SEEDS = (0, 1, 2, 3, 4)
@@ -49,7 +49,7 @@ def main():
     # fractions as its CVAE alone, its wall seconds and its base model's gap
     whole, same, curve = [], [], lambda r: [(e['step'], e['fraction']) for e in r['curve']]
     for arm, alone in (('full', 'full-oracle'), ('full-constant', 'full-oracle-constant')):
-        ran = [seed for seed in SEEDS if (HERE / 'speed' / 'results' / f'{arm}-seed{seed}.json').exists()]
+        ran = [seed for seed in SEEDS if (EXPERIMENTS / 'speed' / 'results' / f'{arm}-seed{seed}.json').exists()]
         for w, a in zip(records(arm, ran), records(alone, ran)):
             same.append(curve(w) == curve(a))
             whole.append(dict(arm=arm, seed=w['seed'], wall_seconds=w['curve'][-1]['wall_seconds'],

@@ -262,7 +262,7 @@ DISCOVERY = dict(class_maps=True, estimator='em', head_context_gate=True)
 PRESETS = {
     # a smaller task (8 classes: 4 transforms x 2 rotations, V=8, L=6), so the whole pipeline shows
     # discovery in 2 to 3 minutes; z at the separator and y, whose steps cost about half (the
-    # speed probe, bench/probe_speed.py, seeds 0-4: median 0.949 of the oracle information, worst
+    # speed probe, experiments/probe_speed.py, seeds 0-4: median 0.949 of the oracle information, worst
     # 0.882, in 118-180 s; z as a prefix in 600 steps: median 0.691, worst 0.271, in 131-195 s)
     'demo': dict(steps=1000, base_steps=1500, eval_every=100, n_train=20000,
                  task=dict(vocab_size=8, length=6, n_rotations=2),
@@ -270,7 +270,7 @@ PRESETS = {
                  split=dict(every=50, start=100)),
     # the learning rate falls on a cosine to a tenth: the constant rate's evaluations wandered (seed 1:
     # 0.922, 0.917, 0.863, 0.958 at steps 1500-3000) and ended at 0.957-0.959 on seeds 0-2; the
-    # cosine's CVAE ends at 0.996 (median of seeds 0-4, worst 0.990; bench/probe_speed.py)
+    # cosine's CVAE ends at 0.996 (median of seeds 0-4, worst 0.990; experiments/probe_speed.py)
     'full': dict(steps=3000, base_steps=5000, eval_every=500, n_train=50000, n_eval=2000,
                  lr_schedule='cosine', model=dict(code_sizes=(16,), z_entry='y', **DISCOVERY),
                  split=dict(every=50)),
@@ -286,7 +286,7 @@ PRESETS = {
     # on real text (held-out l0 - l of the same training with the encoder as q -1.04 and -0.88 nats,
     # WordNet and Debian, seed 0; with q* +1.68 and +1.85, medians of seeds 0-4; q*'s code beats
     # TF-IDF k-means and a mixture of unigrams on WordNet on every seed, not k-means on Debian;
-    # bench/probe_real_text.py, the own-data page)
+    # experiments/probe_real_text.py, the own-data page)
     'text': dict(base='pretrained', steps=400, eval_every=100, batch_size=32, lr=3e-3,
                  start=dict(codes='mixture', steps=100),
                  model=dict(code_sizes=(8,), estimator='em', posterior_encoder='transformer',

@@ -421,9 +421,9 @@ QUICK = dict(steps=16, eval_every=8, n_train=512, n_eval=200, base_steps=20,
 
 def main(argv: list=None, # the arguments after the program name; sys.argv's when None
         ):
-    "`python bench/grid.py`: the experiments page's grid; a second start skips finished runs."
-    p = argparse.ArgumentParser(prog='bench/grid.py', description=main.__doc__)
-    p.add_argument('--out', default='bench/grid', help="the grid's folder (results/ and runs/)")
+    "`python experiments/grid.py`: the experiments page's grid; a second start skips finished runs."
+    p = argparse.ArgumentParser(prog='experiments/grid.py', description=main.__doc__)
+    p.add_argument('--out', default='experiments/grid', help="the grid's folder (results/ and runs/)")
     p.add_argument('--jobs', type=int, default=2,
                    help='processes training at once, one torch thread each')
     p.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2], help='seeds of every run')

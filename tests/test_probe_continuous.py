@@ -1,11 +1,11 @@
-"""The continuous probe's script (bench/probe_continuous.py) on the tiny task: the continuous `probe` preset end to end,
+"""The continuous probe's script (experiments/probe_continuous.py) on the tiny task: the continuous `probe` preset end to end,
 a prototype remedy in its own process, records that a second start skips, and records made with other settings refused."""
 import json, sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'bench'))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'experiments'))
 import probe_continuous as pc
 
 def test_probe_pieces_are_written_skipped_and_checked(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""The real-text probe's script (bench/probe_real_text.py) on a tiny corpus with planted categories: the classical
+"""The real-text probe's script (experiments/probe_real_text.py) on a tiny corpus with planted categories: the classical
 baselines recover the categories, the code started from the mixture recovers them too, a second start reads the
 records instead of training again, and a record made with other settings is refused."""
 import json, sys
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'bench'))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'experiments'))
 import probe_real_text as prt
 
 def test_planted_categories_are_found_and_pieces_are_skipped(tmp_path, capsys):

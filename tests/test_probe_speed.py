@@ -1,12 +1,12 @@
-"""The speed probe's script (bench/probe_speed.py) on the tiny preset: a piece trains in its own process and writes its
+"""The speed probe's script (experiments/probe_speed.py) on the tiny preset: a piece trains in its own process and writes its
 record, a second start skips it, and a record made with other settings is refused; the seed diagnosis
-(bench/probe_seeds.py) reads the same run."""
+(experiments/probe_seeds.py) reads the same run."""
 import json, sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'bench'))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'experiments'))
 import probe_seeds
 import probe_speed as ps
 

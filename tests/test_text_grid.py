@@ -1,4 +1,4 @@
-"""The real-text grid's script (bench/text_grid.py) on a tiny corpus with planted categories: every term of one seed
+"""The real-text grid's script (experiments/text_grid.py) on a tiny corpus with planted categories: every term of one seed
 writes its rows and record, the plain run's closed form is its own rate and the distribution term's is the plain one,
 the categories are written beside the grid, a second start trains nothing, and a record made with other settings is
 refused."""
@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'bench'))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'experiments'))
 import text_grid
 from inverse_surprisal.grid import category_nmi, read_per_example
 

@@ -1,6 +1,6 @@
 """The continuous CVAE's probe (issue 31): the `probe` preset for the continuous family (exact b*, no base to train,
 batch 64, 3000 steps, about 3 minutes on one thread), today's model and one remedy at a time, each on 3 seeds. Every
-finished piece (variant x seed) writes bench/probe_continuous/results/<variant>-seed<S>.json (kept, read by the
+finished piece (variant x seed) writes experiments/probe_continuous/results/<variant>-seed<S>.json (kept, read by the
 continuous CVAE's notebook) and is skipped on the next start; an interrupted piece starts again. Each record holds the
 held-out figures at every evaluation and a diagnosis of the trained model (what the decoder and the head read from z,
 how the posterior means cluster). `--quick` runs the same code on the tiny preset (make test), not results."""
@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 # today's continuous model in the probe: the preset's continuous settings without what this probe found (the token maps
 # that move with z, the mixture prior)
 TODAY = dict(model=dict(family='continuous', latent_maps=False, prior='conditional'))
-# each variant changes one thing from today's model: (what it is, overrides, a prototype of bench/probe_continuous_prototypes.py)
+# each variant changes one thing from today's model: (what it is, overrides, a prototype of experiments/probe_continuous_prototypes.py)
 VARIANTS = {
     'today': ('today: the Gaussian CVAE as on main', {}, None),
     'latent_maps': ("token maps that move with z (the head's W z offsets)", dict(model=dict(latent_maps=True)), None),
@@ -134,7 +134,7 @@ def table(recs: list) -> list:
     return rows
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog='bench/probe_continuous.py', description=__doc__)
+    p = argparse.ArgumentParser(prog='experiments/probe_continuous.py', description=__doc__)
     p.add_argument('--out', default=str(HERE / 'probe_continuous'), help='results/ (kept) and runs/ (scratch) go here')
     p.add_argument('--variants', nargs='+', default=list(VARIANTS), choices=list(VARIANTS))
     p.add_argument('--seeds', type=int, nargs='+', default=list(SEEDS))

@@ -1,12 +1,12 @@
 """The seed's question on real text (issue 47): every reconstruction term of the discrete CVAE (plain, the example-level
 term at eps 0.1, 1 and 10, the distribution- and token-level terms, at matched beta) on the real-text probe's corpora
-(bench/probe_real_text.py: WordNet glosses, Debian synopses; the same 8 000 pairs, base model and `text` preset with 16
+(experiments/probe_real_text.py: WordNet glosses, Debian synopses; the same 8 000 pairs, base model and `text` preset with 16
 codes, 300 steps), each on seeds 0-2. `inverse_surprisal.grid` runs it: each finished run's per-pair rows (b, l, l0, K,
 the closed form K* under the seed's plain model, the weight, the code, the pair) and record are files in
-bench/real_text/grid/CORPUS/results/, skipped on the next start; runs/ (checkpoints) is not in git. The pairs'
-categories, which no run reads, are written beside the grid (bench/real_text/grid/CORPUS_categories.json).
-Usage: python bench/text_grid.py CORPUS [--seeds 0 1 2] [--jobs 2]
-       python bench/text_grid.py planted --quick --out DIR --seeds 0 --eps 1   (make test's tiny version)"""
+experiments/real_text/grid/CORPUS/results/, skipped on the next start; runs/ (checkpoints) is not in git. The pairs'
+categories, which no run reads, are written beside the grid (experiments/real_text/grid/CORPUS_categories.json).
+Usage: python experiments/text_grid.py CORPUS [--seeds 0 1 2] [--jobs 2]
+       python experiments/text_grid.py planted --quick --out DIR --seeds 0 --eps 1   (make test's tiny version)"""
 import argparse, json
 from pathlib import Path
 import probe_real_text as P

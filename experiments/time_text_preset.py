@@ -3,8 +3,8 @@
 3-layer GPT-2 base trained here on 30 000 *other* glosses and saved with save_pretrained, then the documented command
     inverse-surprisal train --data pairs.jsonl --base-model base --out run --set data.too_long=drop
 timed as one process (the base model's preparation is not timed). Run it with nothing else on the machine. Writes
-bench/real_text/results/text_preset_30k.json (the wall seconds, the run's held-out figures); skipped when there.
-Usage: python bench/time_text_preset.py [--pairs N] [--out DIR] [--prepare-only]"""
+experiments/real_text/results/text_preset_30k.json (the wall seconds, the run's held-out figures); skipped when there.
+Usage: python experiments/time_text_preset.py [--pairs N] [--out DIR] [--prepare-only]"""
 import argparse, json, subprocess, sys, time
 from pathlib import Path
 

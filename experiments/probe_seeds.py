@@ -1,5 +1,5 @@
-"""Where a seed loses it (issue 34): for each finished speed-probe run of the discrete family (bench/probe_speed.py's
-bench/speed/runs/<arm>-seed<S>), the held-out figures that tell apart the ways a run can fall short of the oracle
+"""Where a seed loses it (issue 34): for each finished speed-probe run of the discrete family (experiments/probe_speed.py's
+experiments/speed/runs/<arm>-seed<S>), the held-out figures that tell apart the ways a run can fall short of the oracle
 information I, in nats per example unless said:
 - `fraction`: the information gain b* - l over I (the run's own figure);
 - `kl_over_i`: the rate the code spends, over I;
@@ -11,7 +11,7 @@ information I, in nats per example unless said:
 - `splits`, `last_split`: the split events and the step of the last one (a class found late leaves the decoder less
   time);
 - `curve`: the fraction at every evaluation (still rising at the end: the run stopped early).
-Each run's figures are written to bench/speed/diagnosis/<arm>-seed<S>.json and skipped on the next start.
+Each run's figures are written to experiments/speed/diagnosis/<arm>-seed<S>.json and skipped on the next start.
 `--runs DIR` reads another folder of runs (make test: the speed probe's tiny run)."""
 import argparse, json, statistics, sys
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Remedies the continuous probe measured but the package does not keep (see bench/probe_continuous.py and the continuous
+"""Remedies the continuous probe measured but the package does not keep (see experiments/probe_continuous.py and the continuous
 CVAE's notebook): each `apply_*` patches the package's classes in the process that calls it (a probe piece runs in its own
 process), so that a variant of the probe can be re-run exactly as it was measured. Research code, not package code."""
 import torch

@@ -1,9 +1,9 @@
 """Why does TF-IDF k-means beat every likelihood clustering on Debian's synopses (issue 45)? The mixture of unigrams of
 the real-text probe refitted on four other views of the same words: English stop words out, counts weighted by IDF,
 each text's counts scaled to the mean length (so short and long texts weigh alike), and both. Same pairs, same held-out
-split, same judge (NMI with the category beyond x, less chance) as bench/probe_real_text.py; each corpus and seed is a
-JSON file in bench/real_text/results/ (skipped on the next start).
-Usage: python bench/probe_mixture_variants.py CORPUS[,CORPUS] SEED[,SEED...]"""
+split, same judge (NMI with the category beyond x, less chance) as experiments/probe_real_text.py; each corpus and seed is a
+JSON file in experiments/real_text/results/ (skipped on the next start).
+Usage: python experiments/probe_mixture_variants.py CORPUS[,CORPUS] SEED[,SEED...]"""
 import json, sys
 import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer

@@ -1,6 +1,6 @@
 """The speed probe (issues 33 and 34): quality per second of wall time for the discrete presets. Each arm is a preset
 with overrides; each piece (arm x seed) is one `inverse-surprisal train` in a new process, nothing else running, and
-writes bench/speed/results/<arm>-seed<S>.json (kept: the eval curve as wall seconds against the fraction of the oracle
+writes experiments/speed/results/<arm>-seed<S>.json (kept: the eval curve as wall seconds against the fraction of the oracle
 information, the base model's held-out gap, and the whole configuration it ran) and is skipped on the next start; an
 interrupted piece starts again, and a record whose configuration is not the one its arm trains today (a preset changed)
 is refused. Prints per arm the median and worst over its seeds of the seconds to 0.85/0.90/0.95 of the oracle

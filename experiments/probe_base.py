@@ -1,6 +1,6 @@
 """The base model's curve (issue 33): the learned base of a preset trained for all its `base_steps`, its held-out gap to b*
 per y token (on the 1000 fresh draws the plateau stop reads) measured every 100 steps, with the wall seconds, and where
-`base_min_gain` would have stopped it. Each piece (preset x seed) writes bench/speed/results/base-<preset>-seed<S>.json
+`base_min_gain` would have stopped it. Each piece (preset x seed) writes experiments/speed/results/base-<preset>-seed<S>.json
 and is skipped on the next start. Prints one JSON object."""
 import argparse, json, tempfile, time
 from pathlib import Path

@@ -1,8 +1,8 @@
 """Why do the grid's learned discrete CVAEs spend more rate on the hardest examples than the closed form K* says?
-For the trained models of bench/grid/runs/ (made by bench/grid.py), the rate of the EM target posterior
+For the trained models of experiments/grid/runs/ (made by experiments/grid.py), the rate of the EM target posterior
 q(c) ~ p(c|x) exp(-(w l(c) + a aux(c)) / beta) that training fits the encoder to, on the held-out examples, with the
 auxiliary head's term a aux(c) and without it, beside the measured K and K* by difficulty tag. Writes
-bench/grid/aux_probe.json (one row per run and tag)."""
+experiments/grid/aux_probe.json (one row per run and tag)."""
 import json, sys
 from pathlib import Path
 
@@ -22,7 +22,7 @@ RUNS = [GridRun('discrete', r, e, 'oracle', s) for r, e in (('plain', None), ('e
 def target_rates(run: GridRun) -> dict:
     "(n,) rates of the EM target with and without the head's term, on the run's held-out set."
     cfg, ckpt = grid_config(run, GRID_PRESET, GRID_OVERRIDES), GRID / 'runs' / run.name / 'cvae.safetensors'
-    if not ckpt.exists(): sys.exit(f"{ckpt} missing: run python bench/grid.py first")
+    if not ckpt.exists(): sys.exit(f"{ckpt} missing: run python experiments/grid.py first")
     tr = Trainer(cfg, GRID / 'runs' / run.name, progress=False)   # reads nothing there but the data's seed
     b = tr.base_surprisals()
     torch.manual_seed(cfg.seed)

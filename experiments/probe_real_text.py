@@ -12,10 +12,10 @@ beyond x (less its chance level), AMI, and each code's most characteristic y wor
 mixture of unigrams with 16 clusters, fitted on the same training pairs and judged on the same held-out pairs.
 A curve's codes_used is the trainer's (joint codes holding >= 1% of the held-out posterior); records made before it
 was carry codes_argmax_used (codes that are the argmax for >= 1% of the held-out pairs, the code's `used` below).
-Resumable: each finished piece is a JSON file in bench/real_text/results/ (skipped on the next start; refused when its
-settings changed); work files (pairs, base, runs) live in bench/real_text/work/ (not in git).
-Usage: python bench/probe_real_text.py CORPUS ARM[,ARM...] SEED[,SEED...] [--steps N] [--out DIR]
-       python bench/probe_real_text.py planted ARM SEED --quick --out DIR   (make test's tiny version)"""
+Resumable: each finished piece is a JSON file in experiments/real_text/results/ (skipped on the next start; refused when its
+settings changed); work files (pairs, base, runs) live in experiments/real_text/work/ (not in git).
+Usage: python experiments/probe_real_text.py CORPUS ARM[,ARM...] SEED[,SEED...] [--steps N] [--out DIR]
+       python experiments/probe_real_text.py planted ARM SEED --quick --out DIR   (make test's tiny version)"""
 import argparse
 import json, subprocess, time
 from pathlib import Path
