@@ -38,16 +38,12 @@ from .train import DataError
 def _source_args(p):
     "Where a run's settings and data come from: a preset, a config file or own data."
     p.add_argument('--preset', choices=sorted(PRESETS),
-                   help='named configuration: demo (the whole pipeline on an 8-class task, 2 to 3 '
-                        'minutes, 0.95 of the oracle information: median of seeds 0-4, worst '
-                        '0.88), full (the 12-class default task, about 12 minutes timed once, '
-                        '0.996 (worst 0.990)), probe (discovery of the 12 classes with the exact b*, '
-                        'about a minute: 12 of 12 classes on each of seeds 0-4), text '
-                        '(your own --data; the default with --data), tiny (seconds, for '
-                        'tests); default: demo. With --family continuous, the continuous '
-                        "CVAE's settings of each preset: probe about 3 minutes, 0.87 of the "
-                        'oracle information (median of seeds 0-2, worst 0.85); full about 14 '
-                        'minutes, 0.98 (worst 0.97); demo about 2 minutes, 0.55 (worst 0.54)')
+                   help='named configuration: demo (the whole pipeline on an 8-class task), '
+                        'full (the 12-class default task), probe (discovery of the 12 classes '
+                        'with the exact b*, no base training), text (your own --data; the '
+                        'default with --data), tiny (seconds, for tests); default: demo. With '
+                        "--family continuous, the continuous CVAE's settings of each preset. "
+                        'What each reaches and how long it takes: bench/presets.md')
     p.add_argument('--config', help='a config.json to start from instead of a preset')
     p.add_argument('--data',
                    help='your own (x, y) pairs: a .jsonl file ({"x": ..., "y": ...} per line), a '

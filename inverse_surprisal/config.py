@@ -261,21 +261,21 @@ DISCOVERY = dict(class_maps=True, estimator='em', head_context_gate=True)
 # steps, the head's weight 1)
 PRESETS = {
     # a smaller task (8 classes: 4 transforms x 2 rotations, V=8, L=6), so the whole pipeline shows
-    # discovery in 2 to 3 minutes; z at the separator and y, whose steps cost about half (the
-    # speed probe, experiments/probe_speed.py, seeds 0-4: median 0.949 of the oracle information, worst
-    # 0.882, in 118-180 s; z as a prefix in 600 steps: median 0.691, worst 0.271, in 131-195 s)
+    # discovery in a few minutes (what it reaches: bench/presets.md); z at the separator and y, whose
+    # steps cost about half (z as a prefix in 600 steps: median 0.691, worst 0.271, in 131-195 s;
+    # the speed probe, experiments/probe_speed.py, seeds 0-4)
     'demo': dict(steps=1000, base_steps=1500, eval_every=100, n_train=20000,
                  task=dict(vocab_size=8, length=6, n_rotations=2),
                  model=dict(base_n_layers=2, code_sizes=(12,), z_entry='y', **DISCOVERY),
                  split=dict(every=50, start=100)),
     # the learning rate falls on a cosine to a tenth: the constant rate's evaluations wandered (seed 1:
-    # 0.922, 0.917, 0.863, 0.958 at steps 1500-3000) and ended at 0.957-0.959 on seeds 0-2; the
-    # cosine's CVAE ends at 0.996 (median of seeds 0-4, worst 0.990; experiments/probe_speed.py)
+    # 0.922, 0.917, 0.863, 0.958 at steps 1500-3000) and ended at 0.957-0.959 on seeds 0-2
+    # (experiments/probe_speed.py); the cosine's figures: bench/presets.md
     'full': dict(steps=3000, base_steps=5000, eval_every=500, n_train=50000, n_eval=2000,
                  lr_schedule='cosine', model=dict(code_sizes=(16,), z_entry='y', **DISCOVERY),
                  split=dict(every=50)),
-    # z at the separator and y: 12/12 classes on seeds 0-4, joint NMI 0.922-0.945 of its ceiling, in
-    # 61-91 s; as a prefix (seeds 0-2) 12/12, 0.92-0.96, in 129-133 s
+    # z at the separator and y (what it reaches: bench/presets.md); as a prefix (seeds 0-2) 12/12
+    # classes, joint NMI 0.92-0.96 of its ceiling, in 129-133 s
     'probe': dict(base='oracle', steps=1200, eval_every=100, n_train=20000, n_eval=1000,
                   batch_size=16, model=dict(code_sizes=(16,), z_entry='y', **DISCOVERY),
                   split=dict(every=50)),

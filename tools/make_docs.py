@@ -115,7 +115,9 @@ def main(what='site'):
     pages = [page_name(p.stem) for p in nbs if p.stem != 'index']
     bench = ROOT / 'bench' / 'results.md'
     if bench.exists():                                        # the figures of `make bench`, as a page of their own
-        (SRC / 'benchmarks.md').write_text('# Benchmarks\n\nMeasured by `make bench` (`bench/`): each figure is a median over '
+        presets = ROOT / 'bench' / 'presets.md'
+        (SRC / 'benchmarks.md').write_text('# Benchmarks\n\n## What the presets reach\n\n' + presets.read_text()
+                                           + '\n## Every figure\n\nMeasured by `make bench` (`bench/`): each figure is a median over '
                                            'repeated runs after warm-up, ratios taken side by side in one process.\n\n' + bench.read_text())
         pages.append('benchmarks')
     for p in nbs:
