@@ -7,6 +7,7 @@ from pathlib import Path
 
 import torch
 
+from inverse_surprisal import base_model
 from inverse_surprisal.config import make_config
 from inverse_surprisal.train import Trainer
 
@@ -18,15 +19,15 @@ def curve(preset: str, seed: int) -> dict:
     cfg = make_config(preset, dict(seed=seed, base_check_every=EVERY))
     tr = Trainer(cfg, Path(tempfile.mkdtemp()) / 'run', progress=False, tensorboard=False)
     tr.out.mkdir(parents=True)
-    checks, plateau, t0 = [], Trainer._base_plateau, time.perf_counter()
-    def timed(self, base, step, gaps):
-        plateau(self, base, step, gaps)
+    checks, plateau, t0 = [], base_model.base_plateau, time.perf_counter()
+    def timed(base, cfg, task, step, gaps, log):
+        plateau(base, cfg, task, step, gaps, log)
         if step % EVERY == 0: checks.append(dict(step=step, seconds=round(time.perf_counter() - t0, 1),
                                                  gap_per_token=round(gaps[-1], 4)))
         return False
-    Trainer._base_plateau = timed
+    base_model.base_plateau = timed                 # train_base_model looks it up at each step
     try: tr.train_base()
-    finally: Trainer._base_plateau = plateau
+    finally: base_model.base_plateau = plateau
     return dict(preset=preset, seed=seed, base_steps=cfg.base_steps, checks=checks)
 
 def stop_at(rec: dict, every: int, min_gain: float):

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / '_docs_src'
 _directive = re.compile(r'^\s*#\s*\|\s*([\w-]+)\s*:\s*(.*?)\s*$')
 _attrs = re.compile(r'\{(?:target|style|\.)[^}]*\}')     # Quarto/pandoc attribute blocks after links
-_num = re.compile(r'^\d+[a-z]?_')
+_num = re.compile(r'^\d+[a-z]*_')
 
 def page_name(nb_name: str) -> str:
     "nbdev's page name: the notebook's name without its number prefix."
@@ -30,7 +30,7 @@ def fix_links(md: str, doc_url: str) -> str:
     "Links to the published site become relative page links; notebook links become page links; anchors follow Sphinx."
     def anchor(m): return m.group(1) + m.group(2).lower()
     md = md.replace(doc_url, '')
-    md = re.sub(r'\]\((\d+[a-z]?_)?([\w-]+)\.ipynb', lambda m: f']({m.group(2)}.ipynb', md)
+    md = re.sub(r'\]\((\d+[a-z]*_)?([\w-]+)\.ipynb', lambda m: f']({m.group(2)}.ipynb', md)
     md = re.sub(r'(\]\([\w-]*\.(?:html|ipynb)#)([\w.-]+)', anchor, md)
     md = re.sub(r'\]\(([\w-]+)\.html', r'](\1.ipynb', md)
     return _attrs.sub('', md)
