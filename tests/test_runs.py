@@ -58,7 +58,8 @@ def test_export_columns_and_units(trained, tmp_path):
     t = pq.read_table(tmp_path / 'held.parquet')
     rows = t.to_pydict()
     last = 'code' if family == 'discrete' else 'latent_mean'
-    assert list(rows) == ['pair', 'x', 'y', 'b', 'l', 'kl', 'weight', 'fractional_gain', 'l0', last]
+    assert list(rows) == ['pair', 'x', 'y', 'b', 'l', 'kl', 'weight', 'fractional_gain', 'l0', 'code_contribution',
+                          'decoder_vs_base', last]
     assert json.loads(t.schema.metadata[b'columns']) == {k: EXPORT_COLUMNS[k] for k in rows}
     pairs = read_pairs(tr.cfg.data.path)
     assert [(x, y) for x, y in zip(rows['x'], rows['y'])] == [pairs[i] for i in rows['pair']]
@@ -70,6 +71,11 @@ def test_export_columns_and_units(trained, tmp_path):
     np.testing.assert_allclose(rows['fractional_gain'], (b - np.array(rows['l'])) / b, rtol=1e-9)
     final = json.loads((out / 'metrics.json').read_text())
     np.testing.assert_allclose(np.mean(rows['kl']), final['kl'], rtol=1e-5)
+    # the code apart from the decoder, pair by pair, and their means the run's own last evaluation
+    l, l0 = np.array(rows['l']), np.array(rows['l0'])
+    np.testing.assert_allclose(rows['code_contribution'], l0 - l, rtol=1e-9)
+    np.testing.assert_allclose(rows['decoder_vs_base'], b - l0, rtol=1e-9)
+    for k in ('code_contribution', 'decoder_vs_base'): np.testing.assert_allclose(np.mean(rows[k]), final[k], atol=1e-4)
     if family == 'continuous': assert len(rows['latent_mean'][0]) == tr.cfg.model.latent_dim
     # the same table as JSONL; an existing --out is refused in one line
     res = run(BIN / 'inverse-surprisal', 'export', out, '--out', tmp_path / 'held.parquet', check=False)
