@@ -5,13 +5,16 @@
 # %% auto #0
 __all__ = ['PER_EXAMPLE_COLUMNS', 'TRAJECTORY_KEYS', 'GRID_PRESET', 'GRID_OVERRIDES', 'QUICK', 'DEMO_EPS', 'GridRun',
            'experiment_grid', 'grid_config', 'grid_pieces', 'spearman', 'per_example_results', 'own_data_results',
-           'summarize', 'summarize_own', 'write_per_example', 'read_per_example', 'run_piece', 'run_grid', 'load_grid',
-           'main', 'real_text_grid', 'category_nmi', 'demo_runs', 'demo_table', 'demo_figure', 'weighting_demo']
+           'summarize', 'summarize_own', 'write_per_example', 'read_per_example', 'run_piece', 'exit_with_parent',
+           'run_grid', 'load_grid', 'main', 'real_text_grid', 'category_nmi', 'demo_runs', 'demo_table', 'demo_figure',
+           'weighting_demo']
 
 # %% ../nbs/09f_grid.ipynb #2edb80ce
 import argparse
 import json
 import multiprocessing
+import os
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
@@ -361,6 +364,16 @@ def run_piece(piece: list, # GridRun that share a base, in order
 def _cost(piece: list) -> int: # a rough order of the pieces' times: discrete runs and bases first
     return sum(3 if r.family == 'discrete' else 1 for r in piece) + 2 * (piece[0].base == 'learned')
 
+# %% ../nbs/09f_grid.ipynb #5e1a7e02
+def exit_with_parent(parent: int, # the process id of the grid that started this worker
+                     every: float=1.0, # seconds between looks
+                    ):
+    "A grid worker's initializer: a daemon thread that ends the worker once `parent` is gone."
+    def watch():
+        while os.getppid() == parent: time.sleep(every)
+        os._exit(1)       # files are written atomically: a resumed grid finds whole ones or none
+    threading.Thread(target=watch, daemon=True, name='exit-with-parent').start()
+
 # %% ../nbs/09f_grid.ipynb #045197b2
 def run_grid(out, # the grid's folder: results/ (kept) and runs/ (the run directories)
              runs: list, # GridRun, e.g. `experiment_grid()`
@@ -384,7 +397,8 @@ def run_grid(out, # the grid's folder: results/ (kept) and runs/ (the run direct
               f"on {jobs} process(es)", flush=True)
         if jobs == 1: trained = [n for p in todo for n in run_piece(p, preset, overrides, out)]
         else:
-            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context('spawn')) as ex:
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context('spawn'),
+                                     initializer=exit_with_parent, initargs=(os.getpid(),)) as ex:
                 futures = [ex.submit(run_piece, p, preset, overrides, str(out)) for p in todo]
                 try: trained = [n for f in futures for n in f.result()]
                 except BaseException:

@@ -89,3 +89,47 @@ def test_demo_closed_form_is_the_explorers(tmp_path):
         np.testing.assert_allclose(state.base_surprisal, per['b_star'], rtol=1e-6)
         np.testing.assert_allclose(state.rate.mean(), per['K_star'].mean(), rtol=1e-5)
         assert float(line.split('|')[4]) == round(float(per['K_star'].mean()), 3)
+
+PARENT = '''
+import multiprocessing, os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from inverse_surprisal.grid import exit_with_parent
+
+def work():
+    print(os.getpid(), flush=True)
+    time.sleep(120)
+
+if __name__ == '__main__':
+    watch = sys.argv[1] == 'watch'
+    ex = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('spawn'),
+                             initializer=exit_with_parent if watch else None, initargs=(os.getpid(), 0.1) if watch else ())
+    ex.submit(work)
+    time.sleep(120)
+'''
+
+def _running(pid: int) -> bool:
+    "The process exists and is not a zombie waiting for a reaper."
+    try: return Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0] != 'Z'
+    except FileNotFoundError: return False
+
+def _worker_after_parent_killed(tmp_path, mode: str, wait: float) -> tuple:
+    script = tmp_path / f'grid_parent_{mode}.py'
+    script.write_text(PARENT)
+    # stderr off: the killed parent's resource tracker warns of its semaphores
+    parent = subprocess.Popen([sys.executable, str(script), mode], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              text=True)
+    worker = int(parent.stdout.readline())
+    assert _running(worker)
+    parent.kill(); parent.wait()          # SIGKILL: no handler, no finally, as `kill -9` or an OOM kill
+    deadline = time.monotonic() + wait
+    while _running(worker) and time.monotonic() < deadline: time.sleep(0.1)
+    return worker, _running(worker)
+
+@pytest.mark.skipif(not Path('/proc/self/stat').exists(), reason='reads /proc')
+def test_grid_workers_end_with_the_grid(tmp_path):
+    "A grid's spawned workers leave when its process is killed; without the watch one would go on."
+    worker, alive = _worker_after_parent_killed(tmp_path, 'plain', wait=2.0)
+    assert alive                           # the trap: an orphan still running
+    os.kill(worker, signal.SIGKILL)
+    worker, alive = _worker_after_parent_killed(tmp_path, 'watch', wait=30.0)
+    assert not alive
