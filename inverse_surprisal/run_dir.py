@@ -312,11 +312,13 @@ class RunLog:
             with open(self.out / 'metrics.jsonl', 'a') as f: f.write(json.dumps(record) + '\n')
             if self._tb is not None: add_scalars(self._tb, record)
 
+    @property
+    def shows(self) -> bool: return self.progress and self.rank == 0   # progress here: rank 0 only
+
     def bar(self, total: int, desc: str):
         "Progress over `total` steps: tqdm on a terminal, `LogLines` otherwise, nothing off rank 0."
-        show = self.progress and self.rank == 0
-        if show and not sys.stderr.isatty(): return LogLines(total, desc, every=self.every)
-        return tqdm(total=total, desc=desc, disable=not show, leave=False)
+        if self.shows and not sys.stderr.isatty(): return LogLines(total, desc, every=self.every)
+        return tqdm(total=total, desc=desc, disable=not self.shows, leave=False)
 
 # %% ../nbs/09a_run_dir.ipynb #0abaf278
 def add_scalars(writer, record: dict):

@@ -192,7 +192,7 @@ def batch_rows(data: dict, i: torch.Tensor) -> dict:
     return out
 
 # %% ../nbs/09b_train.ipynb #007244e9
-# bf16 autocast of the forward passes when the configuration asks for it; losses stay float32
+# the run's autocast ([the base model](09ab_base_model.ipynb)'s `autocast`), for the methods below and own data's
 @patch
 def _autocast(self: Trainer):
     return autocast(self.cfg, self.device)
@@ -248,7 +248,7 @@ def base_surprisals(self: Trainer) -> dict:
         for name, ds in (('train', self.train_set), ('eval', self.eval_set)):
             cache = build_cache(base, ds, self.out / f'base_{name}.iscache', batch_size=512,
                                 pad_id=self.pad_id,
-                                progress=self.log.progress and self.rank == 0 and sys.stderr.isatty())
+                                progress=self.log.shows and sys.stderr.isatty())
             out[name] = self._served(ds, cache)
     else:
         for name, ds in (('train', self.train_set), ('eval', self.eval_set)):
@@ -331,9 +331,9 @@ def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: 
     opt.zero_grad(); o.loss.backward(); opt.step(); bar.update()
     if step % self.cfg.log_every == 0:
         self.log.write(dict(phase='cvae', step=step, loss=global_mean(o.loss.detach(), len(i)),
-                       beta=o.beta,
-                       kl=global_mean(o.kl.mean().detach(), len(i)),
-                       recon_nll=global_mean(o.recon_nll.mean().detach(), len(i))))
+                            beta=o.beta,
+                            kl=global_mean(o.kl.mean().detach(), len(i)),
+                            recon_nll=global_mean(o.recon_nll.mean().detach(), len(i))))
         bar.set_postfix(loss=f"{o.loss.item():.3f}", kl=f"{o.kl.mean().item():.3f}")
 
 # %% ../nbs/09b_train.ipynb #619073ee
@@ -504,7 +504,7 @@ def _evaluate_and_save(self: Trainer, model: nn.Module, opt: torch.optim.Optimiz
     evals.append(dict(self.evaluate(model, b['eval'], b['base_mean'], step),
                       wall_seconds=time.perf_counter() - t0))
     self.log.write(dict(phase='eval', **evals[-1]))
-    if self.log.progress and self.rank == 0: tqdm.write(evaluation_line(evals[-1]), file=sys.stderr)
+    if self.log.shows: tqdm.write(evaluation_line(evals[-1]), file=sys.stderr)
     if self.rank == 0:
         save_checkpoint(self.out / CVAE_CKPT, model=model.state_dict(),
                         optimizer=opt.state_dict(), step=step, rng=rng_state(gen),
