@@ -4,7 +4,7 @@ process), so that a variant of the probe can be re-run exactly as it was measure
 import torch
 from torch import nn
 
-from inverse_surprisal import continuous_cvae as cc, distributed, train
+from inverse_surprisal import continuous_cvae as cc, distributed, text, train
 
 def _after_init(extra):
     "Run `extra(model)` after every ContinuousCVAE is built."
@@ -50,7 +50,7 @@ def apply_aggressive_encoder(n_inner: int=1):
         if not hasattr(self, '_encoder_opt'): self._encoder_opt = torch.optim.Adam(ddp.encoder.parameters(), lr=self.cfg.lr)
         for _ in range(n_inner):
             i = distributed.batch_indices(gen, len(data['input_ids']), self.cfg.batch_size, self.rank, self.world)
-            o = ddp(**train.batch_rows(data, i), base_mean=base_mean, step=s)
+            o = ddp(**text.batch_rows(data, i), base_mean=base_mean, step=s)
             self._encoder_opt.zero_grad(); opt.zero_grad(); o.loss.backward(); self._encoder_opt.step(); opt.zero_grad()
         return step(self, ddp, opt, data, gen, base_mean, s, bar)
     train.Trainer._cvae_step = _cvae_step

@@ -26,7 +26,7 @@ from inverse_surprisal.clustering import (characteristic_words, fit_mixture_of_u
 from inverse_surprisal.config import config_diff, from_dict, make_config, RunConfig
 from inverse_surprisal.text import TextPairs, collate, held_out_split, read_pairs
 from inverse_surprisal.text_train import make_trainer
-from inverse_surprisal.train import batch_rows
+from inverse_surprisal.text import batch_rows
 
 HERE = Path(__file__).parent / 'real_text'
 K, EVAL_FRACTION = 16, 0.25

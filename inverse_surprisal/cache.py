@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['FORMAT_VERSION', 'example_fingerprint', 'CacheError', 'StaleCacheError', 'BaseSurprisalCache', 'ScoredExamples',
-           'score_dataset', 'scoring_provenance', 'build_cache', 'WithBaseSurprisal']
+           'score_dataset', 'scoring_provenance', 'build_cache', 'WithBaseSurprisal', 'served_surprisals']
 
 # %% ../nbs/02a_cache.ipynb #e70d4b46
 import hashlib
@@ -549,3 +549,14 @@ class WithBaseSurprisal(torch.utils.data.Dataset):
         fields = dict(item) if isinstance(item, Mapping) else dict(input_ids=ids, y_mask=mask)
         return dict(fields, base_surprisal=torch.tensor(float(c.b[r]), dtype=torch.float64),
                     base_token_surprisal=token)
+
+# %% ../nbs/02a_cache.ipynb #f3a9b001
+def served_surprisals(dataset, # items with input_ids (T,) and y_mask (T,), any lengths
+                      cache: BaseSurprisalCache, # built for these examples by `build_cache`
+                     ) -> tuple: # (b (n,) float32, token surprisals (n,T_max) right-padded)
+    "A whole dataset's b and y-token surprisals, read back from the cache by content."
+    served = WithBaseSurprisal(dataset, cache)
+    items = [served[i] for i in range(len(dataset))]
+    tok = torch.nn.utils.rnn.pad_sequence([it['base_token_surprisal'] for it in items],
+                                          batch_first=True)
+    return torch.stack([it['base_surprisal'] for it in items]).float(), tok

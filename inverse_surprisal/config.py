@@ -6,7 +6,7 @@
 __all__ = ['FAMILIES', 'DATA_SHAPE', 'FAMILY_CONFIGS', 'ModelConfig', 'DISCOVERY', 'PRESETS', 'CONTINUOUS', 'CONTINUOUS_PRESETS',
            'TaskConfig', 'check_model_choices', 'family_fields', 'task_shape', 'model_config', 'DataConfig',
            'check_run_numbers', 'check_run_model', 'RunConfig', 'from_dict', 'merge_overrides', 'make_config',
-           'parse_override', 'save_config', 'load_config', 'config_diff', 'with_absolute_paths']
+           'build_model', 'parse_override', 'save_config', 'load_config', 'config_diff', 'with_absolute_paths']
 
 # %% ../nbs/09_config.ipynb #1318fa56
 import dataclasses
@@ -15,12 +15,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .checks import check_choice, check_field_types
-from .continuous_cvae import ContinuousCVAEConfig
+from torch import nn
+
+from .continuous_cvae import ContinuousCVAE, ContinuousCVAEConfig
 from .files import atomic_write_bytes
 from .losses import FLOAT32_MAX
 from .nn import CVAEArchConfig
 from .objective import ObjectiveConfig
-from .shared_discrete_cvae import SharedDiscreteCVAEConfig, SplitConfig, StartConfig
+from .shared_discrete_cvae import (SharedDiscreteCVAE, SharedDiscreteCVAEConfig, SplitConfig,
+                                                 StartConfig)
 from .synthetic import SyntheticTask
 
 # %% ../nbs/09_config.ipynb #838cca81
@@ -368,6 +371,20 @@ def make_config(preset: str='demo', # a key of PRESETS
     merged = merge_overrides(merged, overrides or {})
     merged['preset'] = preset
     return from_dict(RunConfig, merged)
+
+# %% ../nbs/09_config.ipynb #e05e3d99
+def build_model(cfg: RunConfig, # the run
+                vocab_size: int=None, # own data: the tokenizer's vocabulary
+                seq_len: int=None, # own data: the longest pair's length
+               ) -> nn.Module:
+    "The configured CVAE, initialised from the global torch RNG."
+    if cfg.data.path and (vocab_size is None or seq_len is None):
+        raise ValueError("own data: build_model needs vocab_size (the tokenizer's) and seq_len "
+                         "(the longest pair's)")
+    shape = (dict(vocab_size=vocab_size, seq_len=seq_len) if cfg.data.path
+             else task_shape(cfg.task.build()))
+    family = SharedDiscreteCVAE if cfg.model.family == 'discrete' else ContinuousCVAE
+    return family(model_config(cfg.model, **shape), cfg.objective)
 
 # %% ../nbs/09_config.ipynb #733508c6
 def parse_override(item: str, # `key.path=value`, as `--set` takes it

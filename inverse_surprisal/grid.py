@@ -32,7 +32,8 @@ from .run_dir import INPUT_LOCATIONS, RunDirectoryError, run_directory, share_ba
 from .shared_discrete_cvae import SharedDiscreteCVAE
 from .synthetic import variant_weights
 from .text_train import TextTrainer, make_trainer
-from .train import Trainer, batch_rows
+from .text import batch_rows
+from .train import Trainer
 
 # %% ../nbs/09f_grid.ipynb #673e0b73
 @dataclass(frozen=True)
@@ -170,14 +171,11 @@ def per_example_results(tr: Trainer, # fitted (or resumed after its last step) o
     # the token term's prediction weighs each token by its share of the run's b
     b, b_tok = tr.b['eval']
     w = (variant_weights('token', b, base_token_surprisal=b_tok[:, -task.length:],
-                         token_mix=obj.token_mix) if obj.recon == 'token' else pe['weights'])
+                         token_mix=obj.token_mix) if obj.recon == 'token' else pe['weight'])
     k_star = task.tempered_posterior(ds.batch.x, ds.batch.y, w.double(), obj.beta).rate
-    cols = dict(b_star=pe['oracle_base_surprisal'], b=pe['base_surprisal'], l=pe['recon_nll'],
-                K=pe['kl'], K_star=k_star,
-                gain=pe['oracle_base_surprisal'].double() - pe['recon_nll'].double(),
-                information=pe['information'], weight=pe['weights'], difficulty=ds.batch.difficulty,
-                true_class=pe['true_class'], code=pe.get('code'))
-    return {k: v.double().numpy() for k, v in cols.items() if v is not None}
+    cols = dict(pe, K_star=k_star, gain=pe['b_star'].double() - pe['l'].double(),
+                difficulty=ds.batch.difficulty)
+    return {k: v.double().numpy() for k, v in cols.items()}
 
 # %% ../nbs/09f_grid.ipynb #d1a18fc3
 def own_data_results(tr: TextTrainer, # fitted (or resumed after its last step), the discrete family

@@ -6,7 +6,7 @@
 __all__ = ['CKPT_FORMAT', 'BASE_CKPT', 'CVAE_CKPT', 'INPUT_LOCATIONS', 'RUN_MARKER', 'LOCK_FILE', 'INPUTS_FILE', 'rng_state',
            'set_rng_state', 'save_checkpoint', 'load_checkpoint', 'RunDirectoryError', 'check_resumable',
            'check_trained_config', 'run_directory', 'share_base', 'check_run_inputs', 'read_log', 'truncate_log',
-           'LogLines', 'RunLog', 'add_scalars']
+           'LogLines', 'RunLog', 'evaluation_line', 'add_scalars']
 
 # %% ../nbs/09a_run_dir.ipynb #c83a1ecc
 import fcntl
@@ -319,6 +319,33 @@ class RunLog:
         "Progress over `total` steps: tqdm on a terminal, `LogLines` otherwise, nothing off rank 0."
         if self.shows and not sys.stderr.isatty(): return LogLines(total, desc, every=self.every)
         return tqdm(total=total, desc=desc, disable=not self.shows, leave=False)
+
+# %% ../nbs/09a_run_dir.ipynb #2e072f55
+def evaluation_line(e: dict, # an evaluation, as the trainer's `evaluate` gives it
+                   ) -> str:
+    """The figures that matter at an evaluation in one line: against the oracle on the task, the
+    code apart from the decoder on own data."""
+    if 'oracle_information' not in e:
+        return (f"eval step {e['step']}: the code adds {e['code_contribution']:.3f} nats (l0 - l) "
+                f"at KL {e['kl']:.3f}; decoder against the base {e['decoder_vs_base']:.3f} nats")
+    info = e['oracle_information']
+    line = (f"eval step {e['step']}: gain {e['information_gain'] / info:.3f} of the oracle "
+            f"information, KL {e['kl'] / info:.3f} of it")
+    if e.get('nmi_joint') is not None:
+        line += (f", NMI {e['nmi_joint']:.3f} (ceiling {e['nmi_joint_ceiling']:.3f}), "
+                 f"{e['classes_with_own_code']}/{e['n_classes']} classes with a code of their own")
+    if e.get('probe_joint') is not None:
+        line += (f", linear probe of the class {e['probe_joint']:.3f} (the oracle's MAP "
+                 f"{e['oracle_map_accuracy']:.3f})")
+    return line
+
+# %% ../nbs/09a_run_dir.ipynb #e7a10c01
+@patch
+def evaluation(self: RunLog, e: dict, # an evaluation, as the trainer's `evaluate` gives it
+              ):
+    "Log an evaluation as a record of phase 'eval'; with progress shown, its line on the terminal."
+    self.write(dict(phase='eval', **e))
+    if self.shows: tqdm.write(evaluation_line(e), file=sys.stderr)
 
 # %% ../nbs/09a_run_dir.ipynb #0abaf278
 def add_scalars(writer, record: dict):

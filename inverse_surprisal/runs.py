@@ -110,13 +110,13 @@ EXPORT_COLUMNS = dict(
     y='the target, as x',
     b='base surprisal -log p_base(y|x) the run used, nats',
     l="reconstruction NLL -log p(y|x,z) at the posterior's draws, as the evaluation takes it, nats",
-    kl='KL(q(z|x,y) || p(z|x)), nats',
+    K='the rate KL(q(z|x,y) || p(z|x)), nats',
     weight="the reconstruction term's weight of the pair (1/(b+eps) for the example term, 1 for plain)",
     fractional_gain='(b - l)/b: the CVAE\'s saving as a share of b (decoder and code together), unitless',
     l0='own data: -log p(y|x) of the CVAE with z drawn from its prior (the decoder without the code), nats',
     code_contribution='own data: l0 - l, what the code adds to its decoder, nats',
     decoder_vs_base='own data: b - l0, what the decoder learned without z, against the base model, nats',
-    oracle_b='the task: the exact z-free surprisal b*, nats',
+    b_star='the task: the exact z-free surprisal b*, nats',
     information='the task: the oracle information b* - (-log p(y|x,class)), nats',
     true_class='the task: the hidden class that made the pair',
     code="discrete: the most probable joint code under q(z|x,y) (EM's own posterior with eval_posterior='model')",
@@ -136,14 +136,14 @@ def _text_columns(run: OpenRun) -> dict:
 def export_columns(run: OpenRun) -> dict:
     "The held-out pairs' table: `EXPORT_COLUMNS`, those the run's data and family have."
     pe, enc = run.trainer.per_example(), encode(run)
-    b, l = pe['base_surprisal'].double(), pe['recon_nll'].double()
-    cols = dict(_text_columns(run), b=b, l=l, kl=pe['kl'], weight=pe['weights'],
+    b, l = pe['b'].double(), pe['l'].double()
+    cols = dict(_text_columns(run), b=b, l=l, K=pe['K'], weight=pe['weight'],
                 fractional_gain=fractional_gain(l, b))
-    if 'marginal_nll' in pe:          # own data: the code apart from the decoder
-        l0 = pe['marginal_nll'].double()
-        cols.update(l0=pe['marginal_nll'], code_contribution=l0 - l, decoder_vs_base=b - l0)
-    if 'oracle_base_surprisal' in pe:
-        cols.update(oracle_b=pe['oracle_base_surprisal'], information=pe['information'],
+    if 'l0' in pe:          # own data: the code apart from the decoder
+        l0 = pe['l0'].double()
+        cols.update(l0=pe['l0'], code_contribution=l0 - l, decoder_vs_base=b - l0)
+    if 'b_star' in pe:
+        cols.update(b_star=pe['b_star'], information=pe['information'],
                     true_class=pe['true_class'])
     if 'code' in enc: cols['code'] = enc['code']
     else: cols['latent_mean'] = enc['mean'].tolist()

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['read_pairs', 'pairs_from_records', 'require_hf', 'load_tokenizer', 'max_positions', 'load_causal_lm', 'TextPairs',
-           'bucketed_batches', 'collate', 'check_vocabulary', 'held_out_split', 'tokenizer_fingerprint']
+           'bucketed_batches', 'collate', 'batch_rows', 'check_vocabulary', 'held_out_split', 'tokenizer_fingerprint']
 
 # %% ../nbs/03a_text.ipynb #fc072a35
 import csv
@@ -317,6 +317,15 @@ def collate(items: list, # dataset items with input_ids and y_mask (1-D, any len
     ones = [torch.ones(len(it['input_ids']), dtype=torch.long) for it in items]
     return dict(input_ids=ids, attention_mask=pad(ones, batch_first=True),
                 y_mask=pad([it['y_mask'] for it in items], batch_first=True, padding_value=False))
+
+# %% ../nbs/03a_text.ipynb #5f9a55cb
+def batch_rows(data: dict, i: torch.Tensor) -> dict:
+    "Rows `i` of every tensor; a right-padded batch is cut to its longest example."
+    out = {k: v[i] for k, v in data.items()}
+    if 'attention_mask' in out:
+        T = int(out['attention_mask'].sum(1).max())
+        out = {k: v[:, :T] if v.ndim == 2 else v for k, v in out.items()}
+    return out
 
 # %% ../nbs/03a_text.ipynb #17f80121
 def check_vocabulary(model, # a causal LM

@@ -11,17 +11,17 @@ import sys
 import torch
 from torch import nn
 
-from .config import RunConfig, with_absolute_paths
+from .config import RunConfig, build_model, with_absolute_paths
 from .files import file_digest
 from .hf_decoder import PretrainedDecoder, transformer_blocks
 from .metrics import code_usage, own_data_summary
 from .nn import CausalTransformer
 from .reference import FrozenBaseModel
 from .shared_discrete_cvae import SharedDiscreteCVAE
-from .text import (TextPairs, check_vocabulary, collate, held_out_split,
-                                    load_causal_lm, load_tokenizer, max_positions, read_pairs,
-                                    tokenizer_fingerprint)
-from .train import DataError, Trainer, batch_rows, build_model
+from .text import (TextPairs, batch_rows, check_vocabulary, collate,
+                                    held_out_split, load_causal_lm, load_tokenizer, max_positions,
+                                    read_pairs, tokenizer_fingerprint)
+from .train import DataError, Trainer
 
 # %% ../nbs/09c_text_train.ipynb #e7b0a002
 def check_decoder_init(decoder_init: str, # data.decoder_init: 'random' | 'base_embeddings' | 'base_model'
@@ -160,14 +160,14 @@ class TextTrainer(Trainer):
                     n_duplicates=self.n_duplicates, **usage)
 
     def per_example(self) -> dict:
-        """The trained CVAE's held-out figures pair by pair: b, l, KL, the weight and l0, (n,) each;
-        after `fit` (or `fit(resume=True)`)."""
+        """The trained CVAE's held-out figures pair by pair, (n,) each, named as
+        `Trainer.per_example` names them: `b`, `l`, `K`, `weight` and `l0`; after `fit`."""
         if getattr(self, 'model', None) is None:
             raise ValueError("per_example needs a trained CVAE: call fit() (or fit(resume=True)) first")
         # read from the caches by fit: no second pass over them
         b = self.b
         (l, kl, w, _, l0), _ = self.held_out(self.model, b['eval'], b['base_mean'], self.cfg.steps)
-        return dict(base_surprisal=b['eval'][0], recon_nll=l, kl=kl, weights=w, marginal_nll=l0)
+        return dict(b=b['eval'][0], l=l, K=kl, weight=w, l0=l0)
 
 # %% ../nbs/09c_text_train.ipynb #6a0f994c
 def make_trainer(cfg: RunConfig, # the run

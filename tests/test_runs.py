@@ -36,7 +36,7 @@ def test_load_run_and_encode_match_the_trainer(trained):
     enc = encode(opened, batch_size=3)
     (l, kl, w, _, l0), _ = tr.held_out(tr.model, tr.b['eval'], tr.b['base_mean'], tr.cfg.steps)
     got = opened.trainer.per_example()
-    torch.testing.assert_close(got['recon_nll'], l); torch.testing.assert_close(got['kl'], kl)
+    torch.testing.assert_close(got['l'], l); torch.testing.assert_close(got['K'], kl)
     # the posterior of the trainer's own model, one pair at a time (no padding) against encode's padded batches
     from inverse_surprisal.nn import posterior_and_prior
     with torch.no_grad():
@@ -58,19 +58,19 @@ def test_export_columns_and_units(trained, tmp_path):
     t = pq.read_table(tmp_path / 'held.parquet')
     rows = t.to_pydict()
     last = 'code' if family == 'discrete' else 'latent_mean'
-    assert list(rows) == ['pair', 'x', 'y', 'b', 'l', 'kl', 'weight', 'fractional_gain', 'l0', 'code_contribution',
+    assert list(rows) == ['pair', 'x', 'y', 'b', 'l', 'K', 'weight', 'fractional_gain', 'l0', 'code_contribution',
                           'decoder_vs_base', last]
     assert json.loads(t.schema.metadata[b'columns']) == {k: EXPORT_COLUMNS[k] for k in rows}
     pairs = read_pairs(tr.cfg.data.path)
     assert [(x, y) for x, y in zip(rows['x'], rows['y'])] == [pairs[i] for i in rows['pair']]
     pe = tr.per_example()
     b = np.array(rows['b'])
-    np.testing.assert_allclose(b, pe['base_surprisal'].numpy(), rtol=1e-6)
+    np.testing.assert_allclose(b, pe['b'].numpy(), rtol=1e-6)
     # the example term's weight is 1/(b + eps), eps in nats like b
     np.testing.assert_allclose(rows['weight'], 1 / (b + tr.cfg.objective.eps), rtol=1e-5)
     np.testing.assert_allclose(rows['fractional_gain'], (b - np.array(rows['l'])) / b, rtol=1e-9)
     final = json.loads((out / 'metrics.json').read_text())
-    np.testing.assert_allclose(np.mean(rows['kl']), final['kl'], rtol=1e-5)
+    np.testing.assert_allclose(np.mean(rows['K']), final['kl'], rtol=1e-5)
     # the code apart from the decoder, pair by pair, and their means the run's own last evaluation
     l, l0 = np.array(rows['l']), np.array(rows['l0'])
     np.testing.assert_allclose(rows['code_contribution'], l0 - l, rtol=1e-9)
