@@ -26,7 +26,7 @@ def target_rates(run: GridRun) -> dict:
     tr = Trainer(cfg, GRID / 'runs' / run.name, progress=False)   # reads nothing there but the data's seed
     b = tr.base_surprisals()
     torch.manual_seed(cfg.seed)
-    model = tr._new_model(); model.load_state_dict(load_checkpoint(ckpt)['model']); model.eval()
+    model = tr.data.new_model(); model.load_state_dict(load_checkpoint(ckpt)['model']); model.eval()
     obj = matched_objective(cfg.objective, b['train'][0], b['base_mean'])
     ds = tr.eval_set
     with torch.no_grad():

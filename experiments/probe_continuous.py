@@ -49,7 +49,7 @@ def diagnose(tr) -> dict:
     mean and at another example's posterior mean; the head's NLL likewise; the oracle's NLL given the true class; the
     5-nearest-neighbour accuracy of the joint class from the posterior means and its confusion table."""
     from inverse_surprisal.nn import sequence_nll
-    m, ds, task = tr.model.eval(), tr.eval_set, tr.task
+    m, ds, task = tr.model.eval(), tr.eval_set, tr.data.task
     g = torch.Generator().manual_seed(0)
     with torch.random.fork_rng():
         torch.manual_seed(tr.cfg.seed + 7)

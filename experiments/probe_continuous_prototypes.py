@@ -4,7 +4,7 @@ process), so that a variant of the probe can be re-run exactly as it was measure
 import torch
 from torch import nn
 
-from inverse_surprisal import continuous_cvae as cc, distributed, text, train
+from inverse_surprisal import continuous_cvae as cc, data, distributed, text, train
 
 def _after_init(extra):
     "Run `extra(model)` after every ContinuousCVAE is built."
@@ -40,7 +40,7 @@ def apply_decoder_lr(factor: float):
         ids = {id(p) for p in dec}
         rest = [p for p in model.parameters() if id(p) not in ids]
         return torch.optim.Adam([dict(params=dec, lr=self.cfg.lr * factor), dict(params=rest, lr=self.cfg.lr)])
-    train.Trainer._optimizer = _optimizer
+    data.TaskData.optimizer = _optimizer
 
 def apply_aggressive_encoder(n_inner: int=1):
     """He et al. 2019's aggressive inference-network updates, shortened: before each joint step, `n_inner` steps of the

@@ -25,7 +25,7 @@ from inverse_surprisal.clustering import (characteristic_words, fit_mixture_of_u
                                           tfidf_kmeans, word_counts)
 from inverse_surprisal.config import config_diff, from_dict, make_config, RunConfig
 from inverse_surprisal.text import TextPairs, collate, held_out_split, read_pairs
-from inverse_surprisal.text_train import make_trainer
+from inverse_surprisal.train import Trainer
 from inverse_surprisal.text import batch_rows
 
 HERE = Path(__file__).parent / 'real_text'
@@ -188,14 +188,14 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, resu
     else: earlier = None
     run = work_dir / corpus / 'runs' / f'{arm}_s{seed}_{steps}'
     t0 = time.perf_counter()
-    tr = make_trainer(cfg, run, progress=False)
+    tr = Trainer(cfg, run, progress=False)
     tr.fit(resume=(run / 'metrics.jsonl').exists())
     wall = time.perf_counter() - t0
     curve = [{k: round(r[k], 4) for k in ('step', 'kl', 'code_contribution', 'decoder_vs_base', 'codes_used') if k in r}
              for r in map(json.loads, (run / 'metrics.jsonl').read_text().splitlines()) if r['phase'] == 'eval']
-    ev, outs = tr._tensors(tr.eval_set, tr.b['eval']), []
+    ev, outs = tr.data.tensors(tr.eval_set, tr.b['eval']), []
     model, exact, star = tr.model.eval(), [], []
-    tr.held_out(model, tr.b['eval'], tr.b['base_mean'], steps, outs)   # the run's own q: encoder or q*
+    tr.data.held_out(model, tr.b['eval'], tr.b['base_mean'], steps, outs)   # the run's own q: encoder or q*
     code = torch.cat([model.joint_log_prob(o.extras['log_q']).argmax(1).cpu() for o in outs])
     with torch.no_grad():
         for i in torch.arange(len(code)).split(256):       # the generative model's own MAP codes, no encoder

@@ -31,8 +31,8 @@ from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
 from .run_dir import RunDirectoryError, run_directory, share_base
 from .runs import export_run
 from .score import DTYPES, score_file
-from .text_train import make_trainer
-from .train import DataError
+from .data import DataError
+from .train import Trainer
 
 # %% ../nbs/09g_cli.ipynb #f98cc6b3
 def _source_args(p):
@@ -160,8 +160,8 @@ def _report(run: Path):
 # %% ../nbs/09g_cli.ipynb #c3ea4251
 def _train(a, cfg: RunConfig, device: torch.device) -> dict:
     "`train`: one run; rank 0 draws its figures and prints its table."
-    metrics = make_trainer(cfg, a.out, progress=not a.no_progress, device=device,
-                           tensorboard=not a.no_tensorboard).fit(resume=a.resume)
+    metrics = Trainer(cfg, a.out, progress=not a.no_progress, device=device,
+                      tensorboard=not a.no_tensorboard).fit(resume=a.resume)
     if dist_info()[0] == 0:
         try: write_figures(a.out)
         except ImportError:
@@ -192,8 +192,8 @@ def _compare_held(a, cfg: RunConfig, device: torch.device) -> list:
             if recon != 'plain':
                 on_rank0(lambda: share_base(Path(a.out) / f'plain-seed{seed}', out),
                          keep=(RunDirectoryError,))
-            m = make_trainer(c, out, progress=not a.no_progress, device=device,
-                             tensorboard=not a.no_tensorboard).fit(resume=a.resume)
+            m = Trainer(c, out, progress=not a.no_progress, device=device,
+                        tensorboard=not a.no_tensorboard).fit(resume=a.resume)
             keys = OWN_DATA_KEYS if cfg.data.path else SUMMARY_KEYS
             rows.append(dict(recon=recon, seed=seed, **{k: m.get(k) for k in keys}))
     if dist_info()[0] == 0:

@@ -31,7 +31,6 @@ from .nn import posterior_and_prior
 from .run_dir import INPUT_LOCATIONS, RunDirectoryError, run_directory, share_base
 from .shared_discrete_cvae import SharedDiscreteCVAE
 from .synthetic import variant_weights
-from .text_train import TextTrainer, make_trainer
 from .text import batch_rows
 from .train import Trainer
 
@@ -167,7 +166,7 @@ def per_example_results(tr: Trainer, # fitted (or resumed after its last step) o
                        ) -> dict: # PER_EXAMPLE_COLUMNS -> (n,) float64 arrays
     """The held-out examples of a trained run with the closed-form rate K* of its weights and
     resolved beta."""
-    pe, task, ds, obj = tr.per_example(), tr.task, tr.eval_set, tr.model.objective
+    pe, task, ds, obj = tr.per_example(), tr.data.task, tr.eval_set, tr.model.objective
     # the token term's prediction weighs each token by its share of the run's b
     b, b_tok = tr.b['eval']
     w = (variant_weights('token', b, base_token_surprisal=b_tok[:, -task.length:],
@@ -178,15 +177,15 @@ def per_example_results(tr: Trainer, # fitted (or resumed after its last step) o
     return {k: v.double().numpy() for k, v in cols.items()}
 
 # %% ../nbs/09f_grid.ipynb #d1a18fc3
-def own_data_results(tr: TextTrainer, # fitted (or resumed after its last step), the discrete family
+def own_data_results(tr: Trainer, # on own data, fitted (or resumed after its last step), discrete
                      reference: SharedDiscreteCVAE=None, # K*'s decoder, prior and head; the run's own if None
                     ) -> dict: # PER_EXAMPLE_COLUMNS -> (n,) float64 arrays
     "The held-out pairs of an own-data run, with the closed-form rate K* of its weights under `reference`."
     model, b, base_mean = tr.model.eval(), tr.b['eval'], tr.b['base_mean']
     ref, outs, k_star = reference or model, [], []
-    (l, kl, w, _, l0), _ = tr.held_out(model, b, base_mean, tr.cfg.steps, outs)
+    (l, kl, w, _, l0), _ = tr.data.held_out(model, b, base_mean, tr.cfg.steps, outs)
     code = torch.cat([model.joint_log_prob(o.extras['log_q']).argmax(1).cpu() for o in outs])
-    data = tr._tensors(tr.eval_set, b)
+    data = tr.data.tensors(tr.eval_set, b)
     with torch.no_grad():
         for i in torch.arange(len(code), device=tr.device).split(tr.cfg.batch_size):
             r = batch_rows(data, i)
@@ -196,10 +195,10 @@ def own_data_results(tr: TextTrainer, # fitted (or resumed after its last step),
                                         r.get('base_token_surprisal'), base_mean, r['attention_mask'],
                                         objective=model.objective)
             k_star.append((log_q.exp() * (log_q - log_p)).sum(1).cpu())
-    xs = sorted({x for _, x, _ in tr.eval_pairs})
+    xs = sorted({x for _, x, _ in tr.data.eval_pairs})
     cols = dict(b=b[0], l=l, l0=l0, K=kl, K_star=torch.cat(k_star), weight=w, code=code,
-                pair=torch.tensor([p for p, _, _ in tr.eval_pairs]),
-                context=torch.tensor([xs.index(x) for _, x, _ in tr.eval_pairs]))
+                pair=torch.tensor([p for p, _, _ in tr.data.eval_pairs]),
+                context=torch.tensor([xs.index(x) for _, x, _ in tr.data.eval_pairs]))
     return {k: v.double().cpu().numpy() for k, v in cols.items()}
 
 # %% ../nbs/09f_grid.ipynb #f17b0863
@@ -305,7 +304,7 @@ def _train_run(out: Path, run: GridRun, cfg: RunConfig, shared: Path=None,
     its record, so that a record always has its table."""
     folder, own = out / 'runs' / run.name, run.base == 'pretrained'
     if shared is not None: share_base(shared, folder)   # the learned base of the same seed
-    tr = make_trainer(cfg, folder, progress=False)
+    tr = Trainer(cfg, folder, progress=False)
     metrics = tr.fit(resume=(folder / 'config.json').exists())
     per = own_data_results(tr, reference) if own else per_example_results(tr)
     write_per_example(out / 'results' / f'{run.name}.csv', per)
@@ -325,7 +324,7 @@ def _train_run(out: Path, run: GridRun, cfg: RunConfig, shared: Path=None,
 # %% ../nbs/09f_grid.ipynb #221173f4
 def _reopened(out: Path, run: GridRun, preset: str, overrides: dict) -> SharedDiscreteCVAE:
     "The model of a finished own-data run, opened again (its last checkpoint, nothing trained)."
-    tr = make_trainer(grid_config(run, preset, overrides), out / 'runs' / run.name, progress=False)
+    tr = Trainer(grid_config(run, preset, overrides), out / 'runs' / run.name, progress=False)
     tr.fit(resume=True)
     return tr.model
 

@@ -21,7 +21,6 @@ from .run_dir import CVAE_CKPT, check_run_inputs, check_trained_config, load_che
 from .score import check_table_path, write_table
 from .shared_discrete_cvae import SharedDiscreteCVAE
 from .text import TextPairs, collate, max_positions
-from .text_train import make_trainer
 from .train import Trainer
 
 # %% ../nbs/09e_runs.ipynb #57ec6081
@@ -43,12 +42,12 @@ def load_run(run, # a finished run directory
         if not (run / name).exists(): raise ValueError(f"{run} holds no finished run (no {name})")
     cfg, ckpt = load_config(run / 'config.json'), load_checkpoint(run / CVAE_CKPT)
     check_trained_config(ckpt, cfg, run / CVAE_CKPT)    # an edited config.json opens nothing
-    tr = make_trainer(cfg, run, progress=False, device=device)
-    check_run_inputs(run, tr.inputs, what='load_run')
+    tr = Trainer(cfg, run, progress=False, device=device)
+    check_run_inputs(run, tr.data.inputs, what='load_run')
     tr.b = tr.base_surprisals()                # read back from the run's caches, not scored again
     tr.model = tr.seeded_cvae(tr.b).eval()
     tr.model.load_state_dict(ckpt['model'])
-    return OpenRun(tr.model, cfg, getattr(tr, 'tokenizer', None), tr.eval_set, tr)
+    return OpenRun(tr.model, cfg, getattr(tr.data, 'tokenizer', None), tr.eval_set, tr)
 
 # %% ../nbs/09e_runs.ipynb #5b2edf86
 def _batches(run: OpenRun, pairs, batch_size: int):
@@ -65,10 +64,10 @@ def _batches(run: OpenRun, pairs, batch_size: int):
                          "synthetic task, encode the held-out split (pairs=None)")
     items = (run.held_out if pairs is None else
              # as long as both the base model and the CVAE read
-             TextPairs(pairs, run.tokenizer, min(max_positions(tr.base.model), run.model.cfg.seq_len), 'error',
+             TextPairs(pairs, run.tokenizer, min(max_positions(tr.data.base.model), run.model.cfg.seq_len), 'error',
                        run.config.data.special_tokens).items)
     for s in range(0, len(items), batch_size):
-        c = collate(items[s:s + batch_size], tr.pad_id)
+        c = collate(items[s:s + batch_size], tr.data.pad_id)
         T, (b, tok) = c['input_ids'].shape[1], tr.b['eval']
         yield (c['input_ids'], c['y_mask'], c['attention_mask'],
                (b[s:s + batch_size], tok[s:s + batch_size, :T]) if pairs is None else None)
@@ -82,7 +81,7 @@ def _posterior_fields(run: OpenRun, ids, y_mask, attention_mask, b) -> dict:
     if isinstance(model, SharedDiscreteCVAE):
         log_q, log_p = model.joint_log_prob(q), model.joint_log_prob(p)
         if model.cfg.eval_posterior == 'model':
-            b = b or score_batch(run.trainer.base.model, ids, y_mask, attention_mask)
+            b = b or score_batch(run.trainer.data.base.model, ids, y_mask, attention_mask)
             log_q = model.model_posterior(ids, y_mask, *(t.to(ids.device) for t in b),
                                           run.trainer.b['base_mean'], attention_mask)
         return dict(code_probs=log_q.exp(), code=log_q.argmax(1), prior_probs=log_p.exp())
@@ -126,7 +125,7 @@ EXPORT_COLUMNS = dict(
 def _text_columns(run: OpenRun) -> dict:
     "pair, x and y of the held-out pairs."
     if run.tokenizer is not None:
-        pos, x, y = zip(*run.trainer.eval_pairs)
+        pos, x, y = zip(*run.trainer.data.eval_pairs)
         return dict(pair=list(pos), x=list(x), y=list(y))
     b = run.held_out.batch
     ids = lambda t: [' '.join(map(str, r)) for r in t.tolist()]

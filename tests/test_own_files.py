@@ -125,14 +125,14 @@ def test_check_causal(saved):
 
 def test_duplicate_pairs_stay_together(saved, tmp_path):
     from inverse_surprisal.config import make_config
-    from inverse_surprisal.text_train import make_trainer
+    from inverse_surprisal.train import Trainer
     lines = (saved / 'pairs.jsonl').read_text().splitlines()
     data = tmp_path / 'dup.jsonl'; data.write_text('\n'.join(lines + [lines[0]] * 30) + '\n')
     cfg = make_config('text', dict(data=dict(path=str(data), base_model=str(saved / 'base'), eval_fraction=0.25)))
-    tr = make_trainer(cfg, tmp_path / 'r', progress=False)
+    tr = Trainer(cfg, tmp_path / 'r', progress=False)
     train = {tuple(it['input_ids'].tolist()) for it in tr.train_set}
     assert not any(tuple(it['input_ids'].tolist()) in train for it in tr.eval_set)
-    assert tr.n_duplicates == 30 and len(tr.train_set) + len(tr.eval_set) == 70
+    assert tr.data.n_duplicates == 30 and len(tr.train_set) + len(tr.eval_set) == 70
     only = tmp_path / 'same.jsonl'; only.write_text('\n'.join([lines[0]] * 30) + '\n')
     refused(own_run(saved, tmp_path / 's', only, check=False), '1 distinct pair')
 

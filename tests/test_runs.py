@@ -9,7 +9,7 @@ from runs import BIN, run
 from inverse_surprisal.config import make_config, merge_overrides
 from inverse_surprisal.runs import EXPORT_COLUMNS, encode, load_run
 from inverse_surprisal.text import read_pairs
-from inverse_surprisal.text_train import make_trainer
+from inverse_surprisal.train import Trainer
 
 transformers = pytest.importorskip('transformers')
 pq = pytest.importorskip('pyarrow.parquet')
@@ -24,7 +24,7 @@ def own_config(saved, family, **over):
 def trained(request, saved, tmp_path_factory):
     "An own-data run of either family, trained in this process; the trainer keeps its model."
     out = tmp_path_factory.mktemp(request.param) / 'run'
-    tr = make_trainer(own_config(saved, request.param), out, progress=False, device='cpu')
+    tr = Trainer(own_config(saved, request.param), out, progress=False, device='cpu')
     tr.fit()
     return request.param, tr, out
 
@@ -34,7 +34,7 @@ def test_load_run_and_encode_match_the_trainer(trained):
     assert opened.tokenizer is not None and len(opened.held_out) == len(tr.eval_set)
     for k, v in tr.model.state_dict().items(): assert torch.equal(opened.model.state_dict()[k], v), k
     enc = encode(opened, batch_size=3)
-    (l, kl, w, _, l0), _ = tr.held_out(tr.model, tr.b['eval'], tr.b['base_mean'], tr.cfg.steps)
+    (l, kl, w, _, l0), _ = tr.data.held_out(tr.model, tr.b['eval'], tr.b['base_mean'], tr.cfg.steps)
     got = opened.trainer.per_example()
     torch.testing.assert_close(got['l'], l); torch.testing.assert_close(got['K'], kl)
     # the posterior of the trainer's own model, one pair at a time (no padding) against encode's padded batches
@@ -119,10 +119,10 @@ def test_model_posterior_off_training(saved, tmp_path):
     cfg = make_config('text', merge_overrides(OWN, dict(
         model=dict(family='discrete', eval_posterior='model'), objective=dict(recon='example'),
         data=dict(path=str(saved / 'pairs.jsonl'), base_model=str(saved / 'base')))))
-    tr = make_trainer(cfg, tmp_path / 'run', progress=False, device='cpu')
+    tr = Trainer(cfg, tmp_path / 'run', progress=False, device='cpu')
     tr.fit()
     outs = []
-    tr.held_out(tr.model, tr.b['eval'], tr.b['base_mean'], tr.cfg.steps, outs)
+    tr.data.held_out(tr.model, tr.b['eval'], tr.b['base_mean'], tr.cfg.steps, outs)
     q_star = torch.cat([tr.model.joint_log_prob(o.extras['log_q']).exp() for o in outs])
     rows = lambda: (dict(input_ids=it['input_ids'][None], y_mask=it['y_mask'][None]) for it in tr.eval_set)
     with torch.no_grad():      # q* by hand, pair by pair, with the b the run used; the encoder's q differs
@@ -135,7 +135,7 @@ def test_model_posterior_off_training(saved, tmp_path):
     assert (q_star - encoder).abs().max() > 1e-3
     opened = load_run(tmp_path / 'run', device='cpu')
     torch.testing.assert_close(encode(opened, batch_size=3)['code_probs'], q_star, atol=1e-5, rtol=1e-4)
-    pos, x, y = tr.eval_pairs[0]              # a new pair of strings: b from the base model, as the cache holds it
+    pos, x, y = tr.data.eval_pairs[0]              # a new pair of strings: b from the base model, as the cache holds it
     torch.testing.assert_close(encode(opened, [(x, y)])['code_probs'][0], q_star[0], atol=1e-4, rtol=1e-3)
 
 def test_encode_refuses_a_pair_longer_than_the_cvae_reads(trained):
