@@ -101,14 +101,14 @@ def run_piece(variant: str, seed: int, out: str, quick: bool=False) -> dict:
 
 def load(out=HERE / 'probe_continuous', variants=tuple(VARIANTS), seeds=SEEDS) -> list:
     "The finished records, in the order of `variants` then `seeds`; a record made with other settings is refused."
-    from inverse_surprisal.config import config_diff, from_dict, RunConfig
+    from inverse_surprisal.config import config_diff, stored_config
     recs = []
     for v in variants:
         for s in seeds:
             path = Path(out) / 'results' / f'{v}-seed{s}.json'
             if not path.exists(): continue
             r = json.loads(path.read_text())
-            if diff := config_diff(from_dict(RunConfig, r['config']), probe_config(v, s, r['config']['steps'] < 100)):
+            if diff := config_diff(stored_config(r['config']), probe_config(v, s, r['config']['steps'] < 100)):
                 raise ValueError(f"{path}: made with other settings ({'; '.join(diff)}); delete it to run it again")
             recs.append(r)
     return recs

@@ -23,7 +23,7 @@ import torch, tokenizers, transformers
 from sklearn.metrics import adjusted_mutual_info_score
 from inverse_surprisal.clustering import (characteristic_words, fit_mixture_of_unigrams, nmi_beyond_context,
                                           tfidf_kmeans, word_counts)
-from inverse_surprisal.config import config_diff, from_dict, make_config, RunConfig
+from inverse_surprisal.config import config_diff, make_config, stored_config
 from inverse_surprisal.text import TextPairs, collate, held_out_split, read_pairs
 from inverse_surprisal.train import Trainer
 from inverse_surprisal.text import batch_rows
@@ -43,21 +43,21 @@ ARMS = {
     'mixture': dict(start=dict(codes='mixture', steps=100)),
     'balanced': dict(start=dict(balance_steps=150)),
     'mixture-balanced': dict(start=dict(codes='mixture', steps=100, balance_steps=150)),
-    'mixture-base': dict(start=dict(codes='mixture', steps=100), data=dict(decoder_init='base_model')),
+    'mixture-base': dict(start=dict(codes='mixture', steps=100), model=dict(decoder_init='base_model')),
     # the bag-of-words head's share in the E-step's cost (and its own training), with the decoder copied from the base
-    'mixture-base-aux0.1': dict(start=dict(codes='mixture', steps=100), data=dict(decoder_init='base_model'),
+    'mixture-base-aux0.1': dict(start=dict(codes='mixture', steps=100), model=dict(decoder_init='base_model'),
                                 objective=dict(aux_weight=0.1)),
-    'mixture-base-aux3': dict(start=dict(codes='mixture', steps=100), data=dict(decoder_init='base_model'),
+    'mixture-base-aux3': dict(start=dict(codes='mixture', steps=100), model=dict(decoder_init='base_model'),
                               objective=dict(aux_weight=3.0)),
     # the encoder refitted to the model's exact posterior over the training pairs after the last step
     'mixture-refit': dict(start=dict(codes='mixture', steps=100), encoder_refit_epochs=3),
     # EM's own posterior q* as q off training (the held-out figures and codes), no encoder in between
     'mixture-model': dict(start=dict(codes='mixture', steps=100), model=dict(eval_posterior='model')),
     'kmeans-model': dict(start=dict(codes='kmeans', steps=100), model=dict(eval_posterior='model')),
-    'mixture-base-model': dict(start=dict(codes='mixture', steps=100), model=dict(eval_posterior='model'),
-                               data=dict(decoder_init='base_model')),
-    'kmeans-base-model': dict(start=dict(codes='kmeans', steps=100), model=dict(eval_posterior='model'),
-                              data=dict(decoder_init='base_model')),
+    'mixture-base-model': dict(start=dict(codes='mixture', steps=100),
+                               model=dict(eval_posterior='model', decoder_init='base_model')),
+    'kmeans-base-model': dict(start=dict(codes='kmeans', steps=100),
+                              model=dict(eval_posterior='model', decoder_init='base_model')),
     # the k-means codes held for two thirds of the run before EM takes over
     'kmeans-hold-model': dict(start=dict(codes='kmeans', steps=200), model=dict(eval_posterior='model')),
 }
@@ -181,7 +181,7 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, resu
                                             too_long='drop', eval_fraction=EVAL_FRACTION)})
     if out.exists():
         rec = json.loads(out.read_text())
-        diff = config_diff(from_dict(RunConfig, rec['config']), cfg)
+        diff = config_diff(stored_config(rec['config']), cfg)
         if diff: raise SystemExit(f'{out}: its settings differ from the arm today ({diff}): remove it to rerun')
         if 'model_posterior' in rec: return rec
         earlier = rec          # a record from before q* was judged: its run is opened again

@@ -10,7 +10,7 @@ import argparse, json, shutil, statistics, subprocess, sys
 from functools import reduce
 from pathlib import Path
 
-from inverse_surprisal.config import RunConfig, config_diff, from_dict, make_config, merge_overrides, parse_override
+from inverse_surprisal.config import RunConfig, config_diff, make_config, merge_overrides, parse_override, stored_config
 
 HERE = Path(__file__).resolve().parent
 # (preset, --set overrides): today's presets, then one change at a time
@@ -80,7 +80,7 @@ def load(f: Path, arm: str, seed: int) -> dict:
     since, at its default, is the same run)."""
     rec = json.loads(f.read_text())
     if 'config' not in rec: raise ValueError(f"{f} records no configuration: delete it to train it again")
-    if diff := config_diff(from_dict(RunConfig, rec['config']), arm_config(arm, seed)):
+    if diff := config_diff(stored_config(rec['config']), arm_config(arm, seed)):
         raise ValueError(f"{f} was made with other settings than the arm {arm} ({ARMS[arm]}) trains today "
                          f"(they differ in {diff}): delete it to train it again")
     return rec

@@ -4,9 +4,10 @@
 
 # %% auto #0
 __all__ = ['FAMILIES', 'DATA_SHAPE', 'FAMILY_CONFIGS', 'ModelConfig', 'DISCOVERY', 'PRESETS', 'CONTINUOUS', 'CONTINUOUS_PRESETS',
-           'TaskConfig', 'check_model_choices', 'family_fields', 'task_shape', 'model_config', 'DataConfig',
+           'MOVED', 'TaskConfig', 'check_model_choices', 'family_fields', 'task_shape', 'model_config', 'DataConfig',
            'check_run_numbers', 'check_run_model', 'RunConfig', 'from_dict', 'merge_overrides', 'make_config',
-           'build_model', 'parse_override', 'save_config', 'load_config', 'config_diff', 'with_absolute_paths']
+           'build_model', 'parse_override', 'save_config', 'stored_config', 'load_config', 'config_diff',
+           'with_absolute_paths']
 
 # %% ../nbs/09_config.ipynb #1318fa56
 import dataclasses
@@ -59,6 +60,10 @@ def check_model_choices(m, # a ModelConfig (or any object with the fields it rea
     if m.latent_maps and m.family != 'continuous':
         raise ValueError("latent_maps is the continuous family's (the discrete family's "
                          "counterpart is class_maps)")
+    check_choice('decoder_init', m.decoder_init, ('random', 'base_embeddings', 'base_model'))
+    if m.decoder_layers < -1 or not m.decoder_lr > 0:
+        raise ValueError("decoder_layers must be an int >= -1 and decoder_lr > 0, got "
+                         f"{m.decoder_layers!r} and {m.decoder_lr!r}")
 
 # %% ../nbs/09_config.ipynb #e7f96625
 # the data fixes these, not the settings: the vocabulary, the sequence's length, the y region's length
@@ -86,8 +91,16 @@ ModelConfig = dataclasses.make_dataclass('ModelConfig', [
     # the z-free base model's depth: it infers the factor from y_<t before it can copy (the decoder
     # is told it by z); it shares the decoder's width and heads
     ('base_n_layers', int, field(default=6)),
+    # own data: 'random' | 'base_embeddings' (the decoder's token embeddings and output layer from
+    # the base) | 'base_model' (the decoder is a trainable copy of the base, z through a
+    # zero-initialised path)
+    ('decoder_init', str, field(default='random')),
+    # 'base_model': -1 every parameter trains, k >= 0 the top k blocks only
+    ('decoder_layers', int, field(default=-1)),
+    # 'base_model': the copy's learning rate (the rest train at `lr`)
+    ('decoder_lr', float, field(default=1e-4)),
     *family_fields()], namespace=dict(__post_init__=_check_model, __module__=__name__,
-    __doc__="The CVAE family and its architecture (the families' fields, declared there), and the base model's depth."))
+    __doc__="The CVAE family and its architecture (the families' fields, declared there), the base model's depth and where the decoder starts on own data."))
 
 # %% ../nbs/09_config.ipynb #23d3729f
 def task_shape(task: SyntheticTask, # the synthetic task the run trains on
@@ -121,11 +134,6 @@ class DataConfig:
     eval_fraction: float=0.1 # the held-out share of the pairs, drawn with the seed
     # pairs longer than the base model reads: 'error' | 'drop' (counted and reported)
     too_long: str='error'
-    # 'random' | 'base_embeddings' (the decoder's token embeddings and output layer from the base) |
-    # 'base_model' (the decoder is a trainable copy of the base, z through a zero-initialised path)
-    decoder_init: str='random'
-    decoder_layers: int=-1 # 'base_model': -1 every parameter trains, k >= 0 the top k blocks only
-    decoder_lr: float=1e-4 # 'base_model': the copy's learning rate (the rest train at `lr`)
     # text spelling a special token ('[EOS]'): 'error' | 'split' (tokenised as plain text)
     special_tokens: str='error'
 
@@ -134,10 +142,6 @@ class DataConfig:
         if not 0 < self.eval_fraction < 1:
             raise ValueError(f"eval_fraction must be in (0, 1), got {self.eval_fraction!r}")
         check_choice('too_long', self.too_long, ('error', 'drop'))
-        check_choice('decoder_init', self.decoder_init, ('random', 'base_embeddings', 'base_model'))
-        if self.decoder_layers < -1 or not self.decoder_lr > 0:
-            raise ValueError("decoder_layers must be an int >= -1 and decoder_lr > 0, got "
-                             f"{self.decoder_layers!r} and {self.decoder_lr!r}")
         check_choice('special_tokens', self.special_tokens, ('error', 'split'))
         if bool(self.path) != bool(self.base_model):
             raise ValueError("path and base_model go together: own data needs the pairs (path) and "
@@ -183,6 +187,12 @@ def check_run_model(cfg, # a RunConfig
                    ) -> None:
     """The model against the rest of the run: split steps, the family's own rules for the task's
     shape (any shape on own data), and the discrete family's rules for the objective."""
+    # where the decoder starts is read from the pretrained base model
+    own = [f'model.{n}' for n in ('decoder_init', 'decoder_layers', 'decoder_lr')
+           if not cfg.data.path and getattr(cfg.model, n) != getattr(ModelConfig, n)]
+    if own:
+        raise ValueError(f"{own} are own-data settings: without data.path (the synthetic task) "
+                         "nothing reads them")
     if (cfg.model.family == 'discrete' and cfg.split.every
         and (len(cfg.model.code_sizes) != 1 or not cfg.model.class_maps)):
         raise ValueError("split.every > 0 needs one code (model.code_sizes=[C]) and "
@@ -408,15 +418,33 @@ def save_config(cfg: RunConfig, # the resolved configuration
     "Write the resolved configuration as JSON (atomically)."
     atomic_write_bytes(Path(path), (json.dumps(asdict(cfg), indent=1) + '\n').encode())
 
+# %% ../nbs/09_config.ipynb #7c1d0a01
+# settings that moved since a stored configuration was written: (old section, name) -> new section
+MOVED = {('data', 'decoder_init'): 'model', ('data', 'decoder_layers'): 'model',
+         ('data', 'decoder_lr'): 'model'}
+
+def stored_config(d: dict, # a configuration as a run directory, checkpoint or record stored it
+                 ) -> RunConfig:
+    "A stored configuration as a `RunConfig`, each setting in `MOVED` read at its new home."
+    if not isinstance(d, dict): return from_dict(RunConfig, d)     # which names what is wrong
+    d = {k: dict(v) if isinstance(v, dict) else v for k, v in d.items()}
+    for (old, name), new in MOVED.items():
+        if isinstance(d.get(old), dict) and name in d[old] and isinstance(d.get(new, {}), dict):
+            if name in d.get(new, {}):
+                raise ValueError(f"{old}.{name} and {new}.{name} are one setting, given twice")
+            d[new] = {**d.get(new, {}), name: d[old].pop(name)}
+    return from_dict(RunConfig, d)
+
 # %% ../nbs/09_config.ipynb #165603a6
 def load_config(path, # a JSON file written by `save_config`
                ) -> RunConfig:
-    "Read a configuration written by `save_config`, validating every field; errors name the file."
+    """Read a configuration written by `save_config` (by any version: `stored_config`), validating
+    every field; errors name the file."""
     try: d = json.loads(Path(path).read_text())
     except FileNotFoundError: raise ValueError(f"config file {path}: no such file") from None
     except (json.JSONDecodeError, UnicodeDecodeError, IsADirectoryError) as e:
         raise ValueError(f"config file {path}: not a JSON config ({e})") from None
-    try: return from_dict(RunConfig, d)
+    try: return stored_config(d)
     except (ValueError, TypeError) as e: raise ValueError(f"config file {path}: {e}") from None
 
 # %% ../nbs/09_config.ipynb #4f2d77a1

@@ -187,8 +187,8 @@ def per_example(self: TaskData,
     return res
 
 # %% ../nbs/09ac_data.ipynb #e7b0a002
-def check_decoder_init(decoder_init: str, # data.decoder_init: 'random' | 'base_embeddings' | 'base_model'
-                       decoder_layers: int, # data.decoder_layers: the copy's top blocks that train (-1: all)
+def check_decoder_init(decoder_init: str, # model.decoder_init: 'random' | 'base_embeddings' | 'base_model'
+                       decoder_layers: int, # model.decoder_layers: the copy's top blocks that train (-1: all)
                        d_model: int, # the CVAE's width
                        base: nn.Module, # the pretrained base model
                       ) -> None:
@@ -198,7 +198,7 @@ def check_decoder_init(decoder_init: str, # data.decoder_init: 'random' | 'base_
         raise ValueError("decoder_init='base_embeddings' needs model.d_model equal to the base "
                          f"model's width {width}, got {d_model}")
     if decoder_init == 'base_model' and decoder_layers > len(transformer_blocks(base)):
-        raise ValueError(f"data.decoder_layers={decoder_layers}, but the base model has "
+        raise ValueError(f"model.decoder_layers={decoder_layers}, but the base model has "
                          f"{len(transformer_blocks(base))} blocks")
 
 def init_decoder_from_base(decoder: CausalTransformer, # the CVAE's decoder
@@ -243,7 +243,8 @@ class OwnData:
                          d.special_tokens)
         self.dropped, self.pad_id = data.dropped, data.pad_id
         check_vocabulary(self.base.model, data.pad_id, len(self.tokenizer))
-        check_decoder_init(d.decoder_init, d.decoder_layers, cfg.model.d_model, self.base.model)
+        m = cfg.model
+        check_decoder_init(m.decoder_init, m.decoder_layers, m.d_model, self.base.model)
         if data.dropped and self.rank == 0:
             print(f"{len(data.dropped)} pairs longer than the base model reads were left out "
                   "(too_long='drop')", file=sys.stderr)
@@ -262,22 +263,22 @@ class OwnData:
                        f'tokenizer {d.tokenizer or d.base_model}': tokenizer_fingerprint(self.tokenizer)}
 
     def new_model(self) -> nn.Module:
-        "The CVAE over the tokenizer's vocabulary, its decoder as `data.decoder_init` says."
+        "The CVAE over the tokenizer's vocabulary, its decoder as `model.decoder_init` says."
         model = build_model(self.cfg, self.vocab_size, self.seq_len)
-        d = self.cfg.data
-        if d.decoder_init == 'base_embeddings': init_decoder_from_base(model.decoder, self.base.model)
-        if d.decoder_init == 'base_model':
-            model.decoder = PretrainedDecoder(self.base.model, model.cfg.d_model, d.decoder_layers)
+        m = self.cfg.model
+        if m.decoder_init == 'base_embeddings': init_decoder_from_base(model.decoder, self.base.model)
+        if m.decoder_init == 'base_model':
+            model.decoder = PretrainedDecoder(self.base.model, m.d_model, m.decoder_layers)
         return model
 
     def optimizer(self, model: nn.Module) -> torch.optim.Optimizer:
-        "Adam; a decoder copied from the base trains at `data.decoder_lr`, the rest at `lr`."
+        "Adam; a decoder copied from the base trains at `model.decoder_lr`, the rest at `lr`."
         lm = ({id(p) for p in model.decoder.lm.parameters()}
               if isinstance(model.decoder, PretrainedDecoder) else set())
         groups = [[p for p in model.parameters() if (id(p) in lm) == own and p.requires_grad]
                   for own in (False, True)]
         return torch.optim.Adam([dict(params=groups[0], lr=self.cfg.lr)]
-                                + ([dict(params=groups[1], lr=self.cfg.data.decoder_lr)]
+                                + ([dict(params=groups[1], lr=self.cfg.model.decoder_lr)]
                                    if groups[1] else []))
 
     def tensors(self, ds: list,

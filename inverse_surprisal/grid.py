@@ -24,8 +24,8 @@ import numpy as np
 import torch
 
 from .clustering import BeyondContext, nmi_beyond_context
-from .config import (FAMILIES, RunConfig, config_diff, from_dict, make_config,
-                                      merge_overrides)
+from .config import (FAMILIES, RunConfig, config_diff, make_config, merge_overrides,
+                                      stored_config)
 from .files import atomic_open, atomic_write_bytes
 from .nn import posterior_and_prior
 from .run_dir import INPUT_LOCATIONS, RunDirectoryError, run_directory, share_base
@@ -285,7 +285,7 @@ def _finished(out: Path, run: GridRun, cfg: RunConfig) -> bool:
     record, table = out / 'results' / f'{run.name}.json', out / 'results' / f'{run.name}.csv'
     if not record.exists(): return False
     try:
-        made = from_dict(RunConfig, json.loads(record.read_text())['config'])
+        made = stored_config(json.loads(record.read_text())['config'])
         read_per_example(table)
     except (ValueError, KeyError, TypeError, OSError) as e:
         raise RunDirectoryError(f"{record}: damaged results ({e}); delete {record.name} and "

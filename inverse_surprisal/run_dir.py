@@ -27,7 +27,7 @@ from fastcore.basics import patch
 from safetensors.torch import load as load_safetensors, save as save_safetensors
 from tqdm.auto import tqdm
 
-from .config import RunConfig, config_diff, from_dict, load_config
+from .config import RunConfig, config_diff, load_config, stored_config
 from .files import atomic_write_bytes, check_regular_file
 
 # %% ../nbs/09a_run_dir.ipynb #20bb12c7
@@ -150,7 +150,7 @@ def check_trained_config(ckpt: dict, # a CVAE checkpoint, as `load_checkpoint` g
     """Refuse settings other than those the checkpoint was trained under; where the inputs lie may
     change (their content is `inputs.json`'s to check)."""
     if 'config' not in ckpt: return               # a checkpoint from before they were kept
-    try: trained = from_dict(RunConfig, json.loads(ckpt['config']))
+    try: trained = stored_config(json.loads(ckpt['config']))
     except (ValueError, TypeError) as e: raise RunDirectoryError(f"{path}: its settings cannot be read ({e})") from None
     diff = [d for d in config_diff(trained, cfg) if d.split(':')[0] not in INPUT_LOCATIONS]
     if diff:

@@ -75,12 +75,12 @@ def test_interrupted_run_with_other_settings_is_refused(tmp_path):
 
 def test_demo_closed_form_is_the_explorers(tmp_path):
     "make demo's closed-form KL is the explorer's mean rate for the same held-out examples, b*, eps and beta."
-    from inverse_surprisal.config import RunConfig, from_dict
+    from inverse_surprisal.config import stored_config
     from inverse_surprisal.explorer import explorer_state
     from inverse_surprisal.grid import QUICK, demo_table, weighting_demo
     recs = weighting_demo(tmp_path / 'demo', jobs=1, overrides=QUICK)
     for r, line in zip(recs, demo_table(recs).splitlines()[2:]):
-        cfg, run, per = from_dict(RunConfig, r['config']), r['run'], r['per_example']
+        cfg, run, per = stored_config(r['config']), r['run'], r['per_example']
         t = cfg.task
         # the explorer matches beta over its own draws (the held-out set): give it the beta that lands on the run's
         beta = r['summary']['beta'] / (per['weight'].mean() if run['recon'] == 'example' else 1.0)

@@ -266,6 +266,6 @@ def test_relative_paths_are_found_from_another_folder(saved, tmp_path):
     assert (elsewhere / 'held.csv').exists()
 
 def test_a_decoder_the_base_cannot_give_is_refused_before_scoring(saved, tmp_path):
-    refused(own_run(saved, tmp_path / 'r', None, None, '--set', 'data.decoder_init="base_model"',
-                    '--set', 'data.decoder_layers=9', check=False), 'data.decoder_layers=9, but the base model has 2 blocks')
+    refused(own_run(saved, tmp_path / 'r', None, None, '--set', 'model.decoder_init="base_model"',
+                    '--set', 'model.decoder_layers=9', check=False), 'model.decoder_layers=9, but the base model has 2 blocks')
     assert not (tmp_path / 'r').exists()
