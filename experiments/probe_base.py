@@ -1,6 +1,6 @@
-"""The base model's curve (issue 33): the learned base of a preset trained for all its `base_steps`, its held-out gap to b*
+"""The base model's curve (issue 33): the learned base of a preset trained for all its `base.steps`, its held-out gap to b*
 per y token (on the 1000 fresh draws the plateau stop reads) measured every 100 steps, with the wall seconds, and where
-`base_min_gain` would have stopped it. Each piece (preset x seed) writes experiments/speed/results/base-<preset>-seed<S>.json
+`base.min_gain` would have stopped it. Each piece (preset x seed) writes experiments/speed/results/base-<preset>-seed<S>.json
 and is skipped on the next start. Prints one JSON object."""
 import argparse, json, tempfile, time
 from pathlib import Path
@@ -16,7 +16,7 @@ EVERY = 100
 
 def curve(preset: str, seed: int) -> dict:
     "Train the preset's base with a check every EVERY steps that never stops it; the checks with their wall seconds."
-    cfg = make_config(preset, dict(seed=seed, base_check_every=EVERY))
+    cfg = make_config(preset, dict(seed=seed, base=dict(check_every=EVERY)))
     tr = Trainer(cfg, Path(tempfile.mkdtemp()) / 'run', progress=False, tensorboard=False)
     tr.out.mkdir(parents=True)
     checks, plateau, t0 = [], base_model.base_plateau, time.perf_counter()
@@ -28,10 +28,10 @@ def curve(preset: str, seed: int) -> dict:
     base_model.base_plateau = timed                 # train_base_model looks it up at each step
     try: tr.train_base()
     finally: base_model.base_plateau = plateau
-    return dict(preset=preset, seed=seed, base_steps=cfg.base_steps, checks=checks)
+    return dict(preset=preset, seed=seed, base_steps=cfg.base.steps, checks=checks)
 
 def stop_at(rec: dict, every: int, min_gain: float):
-    "The check at which `base_check_every=every, base_min_gain=min_gain` stops, as the trainer decides it."
+    "The check at which `base.check_every=every, base.min_gain=min_gain` stops, as the trainer decides it."
     gaps = [c for c in rec['checks'] if c['step'] % every == 0]
     for i in range(1, len(gaps)):
         if min(g['gap_per_token'] for g in gaps[:i]) - gaps[i]['gap_per_token'] < min_gain: return gaps[i]

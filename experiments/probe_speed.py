@@ -24,12 +24,12 @@ ARMS = {
     'probe-prefix': ('probe', ['model.z_entry=prefix']),
     # the full preset's CVAE alone (the exact b*): with the plain term b never enters training, so the learned base's
     # minutes change only what is reported
-    'full-oracle': ('full', ['base=oracle']),
+    'full-oracle': ('full', ['base.source=oracle']),
     # issue 34: the prefix with the demo's 1000 steps (did seeds 1 and 2 only run out of steps?); the learning rate
     # constant, as the full preset had it before it fell on a cosine
     'demo-prefix-1000': ('demo', ['model.z_entry=prefix']),
     'full-constant': ('full', ['lr_schedule=constant']),
-    'full-oracle-constant': ('full', ['base=oracle', 'lr_schedule=constant']),
+    'full-oracle-constant': ('full', ['base.source=oracle', 'lr_schedule=constant']),
 }
 LEVELS = (0.85, 0.9, 0.95)
 

@@ -21,21 +21,21 @@ from .run_dir import RunLog
 from .synthetic import SyntheticTask
 
 # %% ../nbs/09ab_base_model.ipynb #b0aa07ba
-def build_base(cfg: RunConfig, # the run (model width, heads, base_n_layers)
+def build_base(cfg: RunConfig, # the run (model width and heads, base.n_layers)
                task: SyntheticTask, # the synthetic task
               ) -> CausalTransformer:
-    "The z-free base model: the CVAE's decoder without a latent, `base_n_layers` deep."
+    "The z-free base model: the CVAE's decoder without a latent, `base.n_layers` deep."
     m, shape = cfg.model, task_shape(task)
-    return CausalTransformer(shape['vocab_size'], shape['seq_len'], m.d_model, m.base_n_layers,
+    return CausalTransformer(shape['vocab_size'], shape['seq_len'], m.d_model, cfg.base.n_layers,
                              m.n_heads)
 
 # %% ../nbs/09ab_base_model.ipynb #9b3f6de7
-def base_optimizer(cfg: RunConfig, # its base_lr, base_warmup_steps and base_steps
+def base_optimizer(cfg: RunConfig, # its base: lr, warmup_steps and steps
                    base: nn.Module, # the z-free base model
                   ) -> tuple: # (Adam, LambdaLR)
     "Adam for the base model, its learning rate warmed up linearly and then decayed on a cosine."
-    opt = torch.optim.Adam(base.parameters(), lr=cfg.base_lr)
-    warm, total = max(1, cfg.base_warmup_steps), max(1, cfg.base_steps)
+    opt = torch.optim.Adam(base.parameters(), lr=cfg.base.lr)
+    warm, total = max(1, cfg.base.warmup_steps), max(1, cfg.base.steps)
     lr_at = lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * s / total))
     return opt, torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
 
@@ -52,15 +52,15 @@ BASE_CHECK_EXAMPLES = 1000
 
 @torch.no_grad()
 def base_plateau(base: nn.Module, # the base model in training
-                 cfg: RunConfig, # its base_check_every, base_min_gain, seed and precision
+                 cfg: RunConfig, # its base (check_every, min_gain), seed and precision
                  task: SyntheticTask, # where the check draws come from
                  step: int, # steps done
                  gaps: list, # the gaps of the checks so far; this step's is appended
                  log: RunLog, # where the check is logged
                 ) -> bool:
-    """At every `base_check_every` steps, log the base model's gap to b* per y token on held-out
-    draws; True once it improves on the best check before it by less than `base_min_gain`."""
-    if not cfg.base_check_every or step % cfg.base_check_every: return False
+    """At every `base.check_every` steps, log the base model's gap to b* per y token on held-out
+    draws; True once it improves on the best check before it by less than `base.min_gain`."""
+    if not cfg.base.check_every or step % cfg.base.check_every: return False
     check = task.sample(BASE_CHECK_EXAMPLES, cfg.seed + 20_000)     # the same draws every time
     device = next(base.parameters()).device
     ids, ym = (t.to(device) for t in task.model_inputs(check.x, check.y))
@@ -68,25 +68,25 @@ def base_plateau(base: nn.Module, # the base model in training
     b = y_region_nll(logits[:, :-1], ids[:, 1:], ym[:, 1:]).double().cpu()
     gaps.append(base_gap_per_token(b, task.marginal_nll(check.x, check.y), task.length))
     log.write(dict(phase='base_check', step=step, gap_per_token=gaps[-1]))
-    return len(gaps) > 1 and min(gaps[:-1]) - gaps[-1] < cfg.base_min_gain
+    return len(gaps) > 1 and min(gaps[:-1]) - gaps[-1] < cfg.base.min_gain
 
 # %% ../nbs/09ab_base_model.ipynb #d01e60b0
 def train_base_model(base: nn.Module, # `build_base`'s model, trained in place
-                     cfg: RunConfig, # its base_* settings, seed, log_every and precision
+                     cfg: RunConfig, # its base settings, seed, log_every and precision
                      task: SyntheticTask, # the task whose fresh draws it trains on
                      log: RunLog, # 'base' and 'base_check' records, and the progress bar
                      rank: int=0, # this process, under data parallelism
                      world: int=1, # the processes that train together
                     ) -> nn.Module: # `base`, trained
-    """Fit the z-free base model on fresh draws from the task, until `base_steps` or its plateau:
+    """Fit the z-free base model on fresh draws from the task, until `base.steps` or its plateau:
     each process takes its slice of every global batch."""
     device = next(base.parameters()).device
     ddp, gen = ddp_wrap(base, device), torch.Generator().manual_seed(cfg.seed + 1)
     opt, sched, gaps = *base_optimizer(cfg, base), []
-    with log.bar(cfg.base_steps, 'base model') as bar:
-        for step in range(cfg.base_steps):
+    with log.bar(cfg.base.steps, 'base model') as bar:
+        for step in range(cfg.base.steps):
             # a fresh global batch each step, the same on every rank (a fixed set is memorised)
-            batch = task.sample(cfg.base_batch_size, int(torch.randint(0, 2**62, (1,), generator=gen)))
+            batch = task.sample(cfg.base.batch_size, int(torch.randint(0, 2**62, (1,), generator=gen)))
             ids, ym = (t[rank::world].to(device) for t in task.model_inputs(batch.x, batch.y))
             with autocast(cfg, device): logits = ddp(ids)
             loss = y_region_nll(logits[:, :-1], ids[:, 1:], ym[:, 1:]).mean()

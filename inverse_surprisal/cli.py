@@ -97,7 +97,7 @@ def _config_from_args(a) -> RunConfig:
     over = {}
     # --data: b from the pretrained base model
     base = 'pretrained' if a.data is not None and a.base is None else a.base
-    for key, val in (('seed', a.seed), ('base', base), ('model.family', a.family),
+    for key, val in (('seed', a.seed), ('base.source', base), ('model.family', a.family),
                      ('objective.recon', a.recon), ('objective.eps', a.eps),
                      ('objective.beta', a.beta),
                      ('data.path', a.data), ('data.base_model', a.base_model),

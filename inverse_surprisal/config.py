@@ -5,11 +5,12 @@
 # %% auto #0
 __all__ = ['FAMILIES', 'DATA_SHAPE', 'FAMILY_CONFIGS', 'ModelConfig', 'DISCOVERY', 'OBJECTIVE', 'PRESETS', 'CONTINUOUS',
            'CONTINUOUS_PRESETS', 'MOVED', 'TaskConfig', 'check_model_choices', 'family_fields', 'task_shape',
-           'model_config', 'DataConfig', 'check_run_numbers', 'check_run_model', 'RunConfig', 'from_dict',
-           'merge_overrides', 'make_config', 'build_model', 'parse_override', 'save_config', 'stored_config',
-           'load_config', 'config_diff', 'with_absolute_paths']
+           'model_config', 'DataConfig', 'check_counts', 'check_learning_rate', 'BaseConfig', 'check_run_numbers',
+           'check_run_model', 'RunConfig', 'from_dict', 'merge_overrides', 'make_config', 'build_model',
+           'parse_override', 'save_config', 'stored_config', 'load_config', 'config_diff', 'with_absolute_paths']
 
 # %% ../nbs/09_config.ipynb #1318fa56
+import copy
 import dataclasses
 import json
 from dataclasses import asdict, dataclass, field
@@ -55,8 +56,6 @@ def check_model_choices(m, # a ModelConfig (or any object with the fields it rea
     if m.prior not in priors:
         raise ValueError(f"prior must be one of {priors} for the {m.family} family, "
                          f"got {m.prior!r}")
-    if m.base_n_layers < 1:
-        raise ValueError(f"base_n_layers must be an int >= 1, got {m.base_n_layers!r}")
     if m.latent_maps and m.family != 'continuous':
         raise ValueError("latent_maps is the continuous family's (the discrete family's "
                          "counterpart is class_maps)")
@@ -88,9 +87,6 @@ def _check_model(self):
 
 ModelConfig = dataclasses.make_dataclass('ModelConfig', [
     ('family', str, field(default='discrete')), # 'discrete' | 'continuous'
-    # the z-free base model's depth: it infers the factor from y_<t before it can copy (the decoder
-    # is told it by z); it shares the decoder's width and heads
-    ('base_n_layers', int, field(default=6)),
     # own data: 'random' | 'base_embeddings' (the decoder's token embeddings and output layer from
     # the base) | 'base_model' (the decoder is a trainable copy of the base, z through a
     # zero-initialised path)
@@ -100,7 +96,7 @@ ModelConfig = dataclasses.make_dataclass('ModelConfig', [
     # 'base_model': the copy's learning rate (the rest train at `lr`)
     ('decoder_lr', float, field(default=1e-4)),
     *family_fields()], namespace=dict(__post_init__=_check_model, __module__=__name__,
-    __doc__="The CVAE family and its architecture (the families' fields, declared there), the base model's depth and where the decoder starts on own data."))
+    __doc__="The CVAE family and its architecture (the families' fields, declared there), and where the decoder starts on own data."))
 
 # %% ../nbs/09_config.ipynb #23d3729f
 def task_shape(task: SyntheticTask, # the synthetic task the run trains on
@@ -152,35 +148,67 @@ class DataConfig:
             raise ValueError(f"{unused} are own-data settings: without data.path (the synthetic "
                              "task) nothing reads them")
 
+# %% ../nbs/09_config.ipynb #b45e0c02
+def check_counts(cfg, # a config
+                 rules: tuple, # ((names, least), ...): each named field an int >= least
+                ) -> None:
+    "Counts (steps, sizes, periods) at or above their least values."
+    for names, lo in rules:
+        for name in names:
+            if getattr(cfg, name) < lo:
+                raise ValueError(f"{name} must be an int >= {lo}, got {getattr(cfg, name)!r}")
+
+def check_learning_rate(name: str, # the setting's name, for the message
+                        value: float,
+                       ) -> None:
+    "A learning rate: > 0, and a float32 holds it."
+    if value <= 0: raise ValueError(f"{name} must be > 0, got {value!r}")
+    if value > FLOAT32_MAX:
+        raise ValueError(f"{name} must be <= {FLOAT32_MAX:.3g} (float32), got {value!r}")
+
+# %% ../nbs/09_config.ipynb #b45e0c03
+@dataclass
+class BaseConfig:
+    "The z-free base model that gives b: its source, and the shape and training of a learned one."
+    # 'learned' (trained on the task, its b cached) | 'oracle' (the exact b*) | 'pretrained' (own
+    # data: the causal LM in data.base_model)
+    source: str='learned'
+    # a learned base's depth: it infers the factor from y_<t before it can copy (the decoder is told
+    # it by z); it shares the decoder's width and heads
+    n_layers: int=6
+    steps: int=1500 # its training steps
+    batch_size: int=128 # its global batch
+    lr: float=3e-3 # its peak learning rate
+    warmup_steps: int=100 # linear learning-rate warm-up, then cosine decay
+    # every this many steps its held-out gap to b* per y token is measured on fresh draws from the
+    # task; 0: never (it trains all `steps`)
+    check_every: int=0
+    # ... and it stops when a check improves on the best gap before it by less than this (nats/token)
+    min_gain: float=0.0
+
+    def __post_init__(self):
+        check_field_types(self)
+        check_choice('source', self.source, ('learned', 'oracle', 'pretrained'))
+        check_counts(self, ((('n_layers', 'batch_size'), 1), (('steps', 'warmup_steps', 'check_every'), 0)))
+        check_learning_rate('lr', self.lr)
+        if not 0 <= self.min_gain <= FLOAT32_MAX:
+            raise ValueError(f"min_gain must be a number >= 0 (nats per token), got {self.min_gain!r}")
+
 # %% ../nbs/09_config.ipynb #a28a44df
 def check_run_numbers(cfg, # a RunConfig
                      ) -> None:
-    "The run's own settings: the base model's source, the precision, counts and learning rates."
-    check_choice('base', cfg.base, ('learned', 'oracle', 'pretrained'))
-    if (cfg.base == 'pretrained') != bool(cfg.data.path):
-        raise ValueError("base='pretrained' goes with own data (data.path and "
+    "The run's own settings: own data and its base model together, the precision, counts, the learning rate."
+    if (cfg.base.source == 'pretrained') != bool(cfg.data.path):
+        raise ValueError("base.source='pretrained' goes with own data (data.path and "
                          "data.base_model); the synthetic task takes 'learned' or 'oracle'")
     check_choice('precision', cfg.precision, ('fp32', 'bf16'))
     check_choice('lr_schedule', cfg.lr_schedule, ('constant', 'cosine'))
     if not 0 <= cfg.lr_final <= 1:
         raise ValueError(f"lr_final must be a fraction of lr in [0, 1], got {cfg.lr_final!r}")
     # n_eval: the held-out metrics (NMI, probes) need at least two examples
-    for names, lo in ((('n_train', 'batch_size', 'steps', 'base_batch_size',
-                        'eval_every', 'log_every'), 1), (('n_eval',), 2),
-                      (('seed', 'base_steps', 'base_warmup_steps', 'base_check_every',
-                        'encoder_refit_epochs'), 0)):
-        for name in names:
-            if getattr(cfg, name) < lo:
-                raise ValueError(f"{name} must be an int >= {lo}, got {getattr(cfg, name)!r}")
-    for name in ('lr', 'base_lr'):
-        if getattr(cfg, name) <= 0:
-            raise ValueError(f"{name} must be > 0, got {getattr(cfg, name)!r}")
-        if getattr(cfg, name) > FLOAT32_MAX:
-            raise ValueError(f"{name} must be <= {FLOAT32_MAX:.3g} (float32), got "
-                             f"{getattr(cfg, name)!r}")
-    if not 0 <= cfg.base_min_gain <= FLOAT32_MAX:
-        raise ValueError(f"base_min_gain must be a number >= 0 (nats per token), got "
-                         f"{cfg.base_min_gain!r}")
+    check_counts(cfg, ((('n_train', 'batch_size', 'steps', 'eval_every', 'log_every'), 1),
+                       (('n_eval',), 2), (('seed', 'encoder_refit_epochs'), 0)))
+    check_learning_rate('lr', cfg.lr)
 
 # %% ../nbs/09_config.ipynb #2fd6d4f8
 def check_run_model(cfg, # a RunConfig
@@ -223,10 +251,10 @@ def check_run_model(cfg, # a RunConfig
 # %% ../nbs/09_config.ipynb #0876b463
 @dataclass
 class RunConfig:
-    "A whole run: task, model, objective and optimisation."
+    "A whole run: task, base model, CVAE, objective and optimisation."
     preset: str='demo' # the preset it was made from
     seed: int=0 # data, initialisation, batches and every draw
-    base: str='learned' # 'learned' (train a base, cache its b) | 'oracle' (b*) | 'pretrained'
+    base: BaseConfig=field(default_factory=BaseConfig) # the z-free base model that gives b
     n_train: int=20000 # training examples (synthetic task)
     n_eval: int=1000 # held-out examples (synthetic task)
     batch_size: int=64 # global batch, split across processes
@@ -235,15 +263,6 @@ class RunConfig:
     lr_schedule: str='constant'
     lr_final: float=0.1 # the cosine's last learning rate, a fraction of lr
     steps: int=2000 # the CVAE's training steps
-    base_steps: int=1500 # the base model's training steps
-    base_batch_size: int=128 # the base model's global batch
-    base_lr: float=3e-3 # the base model's peak learning rate
-    base_warmup_steps: int=100 # linear learning-rate warm-up of the base model, then cosine decay
-    # every this many steps the base model's held-out gap to b* per y token is measured on fresh
-    # draws from the task; 0: never (it trains all base_steps)
-    base_check_every: int=0
-    # ... and it stops when a check improves on the best gap before it by less than this (nats/token)
-    base_min_gain: float=0.0
     eval_every: int=250 # evaluate and checkpoint every this many steps
     # discrete family, exact enumeration: after the last step the encoder is fitted for this many
     # epochs over the training set to the model's own posterior p(c|x,y) (0: never)
@@ -279,19 +298,19 @@ PRESETS = {
     # discovery in a few minutes (what it reaches: bench/presets.md); z at the separator and y, whose
     # steps cost about half (z as a prefix in 600 steps: median 0.691, worst 0.271, in 131-195 s;
     # the speed probe, experiments/probe_speed.py, seeds 0-4)
-    'demo': dict(steps=1000, base_steps=1500, eval_every=100, n_train=20000,
+    'demo': dict(steps=1000, base=dict(steps=1500, n_layers=2), eval_every=100, n_train=20000,
                  task=dict(vocab_size=8, length=6, n_rotations=2),
-                 model=dict(base_n_layers=2, code_sizes=(12,), z_entry='y', **DISCOVERY),
+                 model=dict(code_sizes=(12,), z_entry='y', **DISCOVERY),
                  split=dict(every=50, start=100), objective=OBJECTIVE),
     # the learning rate falls on a cosine to a tenth: the constant rate's evaluations wandered (seed 1:
     # 0.922, 0.917, 0.863, 0.958 at steps 1500-3000) and ended at 0.957-0.959 on seeds 0-2
     # (experiments/probe_speed.py); the cosine's figures: bench/presets.md
-    'full': dict(steps=3000, base_steps=5000, eval_every=500, n_train=50000, n_eval=2000,
+    'full': dict(steps=3000, base=dict(steps=5000), eval_every=500, n_train=50000, n_eval=2000,
                  lr_schedule='cosine', model=dict(code_sizes=(16,), z_entry='y', **DISCOVERY),
                  split=dict(every=50), objective=OBJECTIVE),
     # z at the separator and y (what it reaches: bench/presets.md); as a prefix (seeds 0-2) 12/12
     # classes, joint NMI 0.92-0.96 of its ceiling, in 129-133 s
-    'probe': dict(base='oracle', steps=1200, eval_every=100, n_train=20000, n_eval=1000,
+    'probe': dict(base=dict(source='oracle'), steps=1200, eval_every=100, n_train=20000, n_eval=1000,
                   batch_size=16, model=dict(code_sizes=(16,), z_entry='y', **DISCOVERY),
                   split=dict(every=50), objective=OBJECTIVE),
     # own data (--data): b from the pretrained base; the sequence encoder and bag-of-words head read
@@ -302,15 +321,15 @@ PRESETS = {
     # WordNet and Debian, seed 0; with q* +1.68 and +1.85, medians of seeds 0-4; q*'s code beats
     # TF-IDF k-means and a mixture of unigrams on WordNet on every seed, not k-means on Debian;
     # experiments/probe_real_text.py, the own-data page)
-    'text': dict(base='pretrained', steps=400, eval_every=100, batch_size=32, lr=3e-3,
+    'text': dict(base=dict(source='pretrained'), steps=400, eval_every=100, batch_size=32, lr=3e-3,
                  start=dict(codes='mixture', steps=100),
                  model=dict(code_sizes=(8,), estimator='em', posterior_encoder='transformer',
                             aux_head='bow', eval_posterior='model'),
                  objective=OBJECTIVE),
-    'tiny': dict(steps=12, base_steps=10, eval_every=6, log_every=3, n_train=256, n_eval=64,
-                 batch_size=16, base_batch_size=16,
+    'tiny': dict(steps=12, base=dict(steps=10, batch_size=16, n_layers=1), eval_every=6,
+                 log_every=3, n_train=256, n_eval=64, batch_size=16,
                  task=dict(vocab_size=6, length=4, n_rotations=2),
-                 model=dict(d_model=16, n_layers=1, base_n_layers=1, n_heads=2),
+                 model=dict(d_model=16, n_layers=1, n_heads=2),
                  objective=dict(OBJECTIVE, hold_steps=4, warmup_steps=4)),
 }
 
@@ -328,6 +347,14 @@ CONTINUOUS_PRESETS = {
 }
 
 # %% ../nbs/09_config.ipynb #22152f3c
+# settings that moved since a stored configuration was written: old dotted path -> new one
+MOVED = {'data.decoder_init': 'model.decoder_init', 'data.decoder_layers': 'model.decoder_layers',
+         'data.decoder_lr': 'model.decoder_lr', 'base': 'base.source',
+         'model.base_n_layers': 'base.n_layers', 'base_steps': 'base.steps',
+         'base_batch_size': 'base.batch_size', 'base_lr': 'base.lr',
+         'base_warmup_steps': 'base.warmup_steps', 'base_check_every': 'base.check_every',
+         'base_min_gain': 'base.min_gain'}
+
 def from_dict(cls, # a dataclass
               # its fields by name, nested dataclasses as dicts; missing ones keep their defaults
               d: dict,
@@ -336,12 +363,14 @@ def from_dict(cls, # a dataclass
     """Build dataclass `cls` from a (possibly partial) dict, rejecting unknown keys; nested
     dataclasses recurse."""
     if not isinstance(d, dict):
-        raise ValueError(f"{path or 'config'} must be a mapping, got {type(d).__name__}")
+        moved = f" ({path[:-1]} is now {MOVED[path[:-1]]})" if path[:-1] in MOVED else ''
+        raise ValueError(f"{path or 'config'} must be a mapping, got {type(d).__name__}{moved}")
     known = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(d) - set(known))
     if unknown:
-        raise ValueError(f"unknown config key(s) {[f'{path}{k}' for k in unknown]}; known: "
-                         f"{sorted(known)}")
+        moved = [f'{path}{k} is now {MOVED[path + k]}' for k in unknown if path + k in MOVED]
+        raise ValueError(f"unknown config key(s) {[f'{path}{k}' for k in unknown]}"
+                         + (f" ({'; '.join(moved)})" if moved else '') + f"; known: {sorted(known)}")
     defaults, kw = cls(), {}
     for k, v in d.items():
         default = getattr(defaults, k)
@@ -422,20 +451,28 @@ def save_config(cfg: RunConfig, # the resolved configuration
     atomic_write_bytes(Path(path), (json.dumps(asdict(cfg), indent=1) + '\n').encode())
 
 # %% ../nbs/09_config.ipynb #7c1d0a01
-# settings that moved since a stored configuration was written: (old section, name) -> new section
-MOVED = {('data', 'decoder_init'): 'model', ('data', 'decoder_layers'): 'model',
-         ('data', 'decoder_lr'): 'model'}
+def _section(d: dict, keys: list, create: bool=False):
+    "The mapping at `keys` inside `d` (made where missing, with `create`), or None where there is none."
+    for k in keys:
+        if create: d.setdefault(k, {})
+        d = d.get(k)
+        if not isinstance(d, dict): return None
+    return d
 
 def stored_config(d: dict, # a configuration as a run directory, checkpoint or record stored it
                  ) -> RunConfig:
     "A stored configuration as a `RunConfig`, each setting in `MOVED` read at its new home."
     if not isinstance(d, dict): return from_dict(RunConfig, d)     # which names what is wrong
-    d = {k: dict(v) if isinstance(v, dict) else v for k, v in d.items()}
-    for (old, name), new in MOVED.items():
-        if isinstance(d.get(old), dict) and name in d[old] and isinstance(d.get(new, {}), dict):
-            if name in d.get(new, {}):
-                raise ValueError(f"{old}.{name} and {new}.{name} are one setting, given twice")
-            d[new] = {**d.get(new, {}), name: d[old].pop(name)}
+    d = copy.deepcopy(d)
+    for old, new in MOVED.items():
+        (*at, name), (*new_at, new_name) = old.split('.'), new.split('.')
+        src = _section(d, at)
+        # nothing to move, or a section already in its new form (base: {...})
+        if src is None or name not in src or isinstance(src[name], dict): continue
+        value, dst = src.pop(name), _section(d, new_at, create=True)
+        if dst is None: raise ValueError(f"{old} moved to {new}, but {'.'.join(new_at)} is no mapping")
+        if new_name in dst: raise ValueError(f"{old} and {new} are one setting, given twice")
+        dst[new_name] = value
     return from_dict(RunConfig, d)
 
 # %% ../nbs/09_config.ipynb #165603a6

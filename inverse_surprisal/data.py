@@ -80,7 +80,7 @@ class TaskData:
         return {k: v.to(self.device) for k, v in tensors.items()}
 
     def oracle_surprisals(self) -> dict:
-        "b = b* for both sets, with its tokens' surprisals on the y positions (`base='oracle'`)."
+        "b = b* for both sets, with its tokens' surprisals on the y positions (`base.source='oracle'`)."
         out = {}
         for name, ds in (('train', self.train_set), ('eval', self.eval_set)):
             tok = torch.zeros(ds.input_ids.shape)

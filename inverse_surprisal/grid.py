@@ -95,7 +95,7 @@ def grid_config(run: GridRun, # the run
     overrides, then the run's family, term, base and seed, at matched beta (beta and the
     auxiliary weight times E_D[w])."""
     shared = {k: v for k, v in (overrides or {}).items() if k not in FAMILIES}
-    own = dict(seed=run.seed, base=run.base, model=dict(family=run.family),
+    own = dict(seed=run.seed, base=dict(source=run.base), model=dict(family=run.family),
                objective=dict(recon=run.recon, matched=True,
                               **({} if run.eps is None else dict(eps=run.eps))))
     family = (overrides or {}).get(run.family, {})
@@ -427,7 +427,7 @@ GRID_PRESET = 'demo' # the page's task and discovery settings, b = b* unless the
 # per 100 steps at the end); the continuous runs at the continuous demo's own 2000
 GRID_OVERRIDES = dict(discrete=dict(steps=800, model=dict(z_entry='prefix')))
 # a smoke test of the same code (`make test`, `--quick`): seconds per run, not results
-QUICK = dict(steps=16, eval_every=8, n_train=512, n_eval=200, base_steps=20,
+QUICK = dict(steps=16, eval_every=8, n_train=512, n_eval=200, base=dict(steps=20),
              objective=dict(warmup_steps=4))
 
 def main(argv: list=None, # the arguments after the program name; sys.argv's when None

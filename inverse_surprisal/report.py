@@ -144,7 +144,7 @@ def summary_table(metrics: dict, # the held-out figures of a run (`metrics.json`
         eps = f", eps = {o.eps}" if o.recon == 'example' else ''
         lines.append(f"objective: {o.recon} reconstruction term" + eps +
                      f", beta = {o.beta}, base = "
-                     f"{cfg.data.base_model if cfg.data.path else cfg.base}, "
+                     f"{cfg.data.base_model if cfg.data.path else cfg.base.source}, "
                      f"{cfg.model.family} CVAE")
     lines += [f'  {k:<{w[0]}}  {v:>{w[1]}}  {u:<{w[2]}}  {m}' for k, v, u, m in rows]
     return '\n'.join(lines + verdict_lines(metrics))

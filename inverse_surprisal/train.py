@@ -52,8 +52,8 @@ class Trainer:
         if self.device.type == 'cuda' and not torch.cuda.is_available():
             raise ValueError(f"device {self.device}: CUDA is not available")
         self.rank, self.world = dist_info()
-        if cfg.batch_size % self.world or cfg.base_batch_size % self.world:
-            raise ValueError("batch_size and base_batch_size must be divisible by the "
+        if cfg.batch_size % self.world or cfg.base.batch_size % self.world:
+            raise ValueError("batch_size and base.batch_size must be divisible by the "
                              f"{self.world} processes")
         self.log = RunLog(self.out, self.rank, progress, tensorboard, every=cfg.log_every)
         # the data seam: what the run reads, how it builds the CVAE and judges it (own data: its
@@ -158,7 +158,7 @@ def train_base(self: Trainer) -> FrozenBaseModel:
 def base_surprisals(self: Trainer) -> dict:
     """b and per-token surprisals for the training and held-out sets: scored once by the frozen
     base model into the run's caches, or the exact oracle."""
-    if self.cfg.base == 'oracle': out = self.data.oracle_surprisals()
+    if self.cfg.base.source == 'oracle': out = self.data.oracle_surprisals()
     else:
         # the pretrained one (own data), or the learned one, trained here
         base, out = self.data.base or self.train_base(), {}

@@ -16,7 +16,7 @@ def test_probe_pieces_are_written_skipped_and_checked(tmp_path, capsys):
     recs = pc.load(tmp_path, ('today', 'latent_maps', 'film'), (0,))
     assert [r['variant'] for r in recs] == ['today', 'latent_maps', 'film']
     for r in recs:
-        assert r['config']['model']['family'] == 'continuous' and r['config']['base'] == 'oracle'
+        assert r['config']['model']['family'] == 'continuous' and r['config']['base']['source'] == 'oracle'
         assert len(r['trajectory']) == 2 and r['trajectory'][-1]['step'] == 12
         d = r['diagnosis']
         assert sum(map(sum, d['knn_confusion'])) == 32 and len(d['kl_per_dimension']) == 8
@@ -31,5 +31,5 @@ def test_probe_pieces_are_written_skipped_and_checked(tmp_path, capsys):
 
 def test_probe_config_is_the_continuous_probe():
     cfg = pc.probe_config('latent_maps', 1)
-    assert (cfg.preset, cfg.seed, cfg.base, cfg.batch_size, cfg.steps) == ('probe', 1, 'oracle', 64, 3000)
+    assert (cfg.preset, cfg.seed, cfg.base.source, cfg.batch_size, cfg.steps) == ('probe', 1, 'oracle', 64, 3000)
     assert cfg.model.latent_maps and not pc.probe_config('today', 1).model.latent_maps

@@ -111,7 +111,7 @@ def test_cli_end_to_end_on_own_pairs(saved, tmp_path):
     ({'--data': 'BAD'}, 'bad.jsonl, line 2: not JSON'),
     ({'--base-model': 'SHORT', '--tokenizer': 'BASE'}, '40 of 40 pairs are longer than max_len=2'),
     ({'--set': 'model.posterior_encoder=alignment'}, "variable-length batches need posterior_encoder='transformer'"),
-    ({'--base': 'oracle'}, "base='pretrained' goes with own data"),
+    ({'--base': 'oracle'}, "base.source='pretrained' goes with own data"),
 ])
 def test_cli_own_data_errors(saved, tmp_path, capsys, opts, message):
     "Each unusable input stops the command line with status 2 and one message naming it, not a traceback."

@@ -196,7 +196,7 @@ def test_bf16_autocast_runs_the_matmuls_in_bfloat16(tmp_path):
         runs = {}
         for precision in ('fp32', 'bf16'):
             seen['run'] = precision
-            cfg = make_config('tiny', dict(base='oracle', precision=precision, steps=4, eval_every=4, log_every=1))
+            cfg = make_config('tiny', dict(base=dict(source='oracle'), precision=precision, steps=4, eval_every=4, log_every=1))
             runs[precision] = Trainer(cfg, tmp_path / precision, progress=False, device='cpu').fit()
     finally: handle.remove()
     assert seen['fp32'] == {torch.float32} and seen['bf16'] == {torch.bfloat16}, seen
