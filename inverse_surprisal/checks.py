@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['check_tensor', 'first_bad_index', 'check_finite', 'check_nonnegative', 'check_nonempty', 'check_same_shape',
-           'check_positive_number', 'check_choice', 'check_field_types', 'as_y_mask']
+           'check_positive_number', 'check_choice', 'check_field_types', 'check_counts', 'as_y_mask']
 
 # %% ../nbs/00a_checks.ipynb #3ad32216
 import dataclasses
@@ -119,6 +119,17 @@ def check_field_types(obj, # a dataclass instance
              and math.isfinite(v) if kind is float else
              isinstance(v, (tuple, list)) if kind is tuple else isinstance(v, str))
         if not ok: raise TypeError(f"{f.name} must be {_KINDS[kind]}, got {v!r}")
+
+# %% ../nbs/00a_checks.ipynb #c0a7c001
+def check_counts(obj, # a configuration whose fields `check_field_types` has held to ints
+                 rules: tuple, # ((names, least), ...): each named field at least `least`
+                 prefix: str='', # where `obj` sits, for the message ('split.')
+                ):
+    "Raise unless each named count (steps, sizes, periods) of `obj` is at least its least value."
+    for names, lo in rules:
+        for name in names:
+            if getattr(obj, name) < lo:
+                raise ValueError(f"{prefix}{name} must be an int >= {lo}, got {getattr(obj, name)!r}")
 
 # %% ../nbs/00a_checks.ipynb #7369d630
 def as_y_mask(y_mask: Tensor, # (bs,T) bool or 0/1, True on the y tokens

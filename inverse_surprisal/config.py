@@ -5,9 +5,10 @@
 # %% auto #0
 __all__ = ['FAMILIES', 'DATA_SHAPE', 'FAMILY_CONFIGS', 'ModelConfig', 'DISCOVERY', 'OBJECTIVE', 'PRESETS', 'CONTINUOUS',
            'CONTINUOUS_PRESETS', 'MOVED', 'TaskConfig', 'check_model_choices', 'family_fields', 'task_shape',
-           'model_config', 'DataConfig', 'check_counts', 'check_learning_rate', 'BaseConfig', 'check_run_numbers',
-           'check_run_model', 'RunConfig', 'from_dict', 'merge_overrides', 'make_config', 'build_model',
-           'parse_override', 'save_config', 'stored_config', 'load_config', 'config_diff', 'with_absolute_paths']
+           'model_config', 'check_own_data_only', 'DataConfig', 'check_learning_rate', 'BaseConfig',
+           'check_run_numbers', 'check_run_model', 'RunConfig', 'from_dict', 'merge_overrides', 'make_config',
+           'build_model', 'parse_override', 'save_config', 'stored_config', 'load_config', 'config_diff',
+           'with_absolute_paths']
 
 # %% ../nbs/09_config.ipynb #1318fa56
 import copy
@@ -16,7 +17,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .checks import check_choice, check_field_types
+from .checks import check_choice, check_counts, check_field_types
 from torch import nn
 
 from .continuous_cvae import ContinuousCVAE, ContinuousCVAEConfig
@@ -116,6 +117,17 @@ def model_config(m: ModelConfig, # the model settings
     own = {f.name: getattr(m, f.name) for f in dataclasses.fields(cls) if f.name not in DATA_SHAPE}
     return cls(vocab_size=vocab_size, seq_len=seq_len, y_len=y_len, **own)
 
+# %% ../nbs/09_config.ipynb #c0a7c004
+def check_own_data_only(obj, # a DataConfig, or the ModelConfig
+                        names, # its fields that only own data reads
+                        prefix: str='', # where `obj` sits, for the message ('model.')
+                       ) -> None:
+    "Refuse those of `names` set away from their defaults: without data.path nothing reads them."
+    unused = [f'{prefix}{n}' for n in names if getattr(obj, n) != getattr(type(obj), n)]
+    if unused:
+        raise ValueError(f"{unused} are own-data settings: without data.path (the synthetic task) "
+                         "nothing reads them")
+
 # %% ../nbs/09_config.ipynb #d7a1c0a2
 @dataclass
 class DataConfig:
@@ -142,22 +154,9 @@ class DataConfig:
         if bool(self.path) != bool(self.base_model):
             raise ValueError("path and base_model go together: own data needs the pairs (path) and "
                              "the base model's folder (base_model)")
-        unused = [f.name for f in dataclasses.fields(self)
-                  if not self.path and getattr(self, f.name) != f.default]
-        if unused:
-            raise ValueError(f"{unused} are own-data settings: without data.path (the synthetic "
-                             "task) nothing reads them")
+        if not self.path: check_own_data_only(self, [f.name for f in dataclasses.fields(self)])
 
 # %% ../nbs/09_config.ipynb #b45e0c02
-def check_counts(cfg, # a config
-                 rules: tuple, # ((names, least), ...): each named field an int >= least
-                ) -> None:
-    "Counts (steps, sizes, periods) at or above their least values."
-    for names, lo in rules:
-        for name in names:
-            if getattr(cfg, name) < lo:
-                raise ValueError(f"{name} must be an int >= {lo}, got {getattr(cfg, name)!r}")
-
 def check_learning_rate(name: str, # the setting's name, for the message
                         value: float,
                        ) -> None:
@@ -216,11 +215,8 @@ def check_run_model(cfg, # a RunConfig
     """The model against the rest of the run: split steps, the family's own rules for the task's
     shape (any shape on own data), and the discrete family's rules for the objective."""
     # where the decoder starts is read from the pretrained base model
-    own = [f'model.{n}' for n in ('decoder_init', 'decoder_layers', 'decoder_lr')
-           if not cfg.data.path and getattr(cfg.model, n) != getattr(ModelConfig, n)]
-    if own:
-        raise ValueError(f"{own} are own-data settings: without data.path (the synthetic task) "
-                         "nothing reads them")
+    if not cfg.data.path:
+        check_own_data_only(cfg.model, ('decoder_init', 'decoder_layers', 'decoder_lr'), 'model.')
     if (cfg.model.family == 'discrete' and cfg.split.every
         and (len(cfg.model.code_sizes) != 1 or not cfg.model.class_maps)):
         raise ValueError("split.every > 0 needs one code (model.code_sizes=[C]) and "

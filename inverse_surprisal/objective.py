@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 import torch
 from torch import Tensor
 
-from .checks import check_field_types, check_positive_number
+from .checks import check_counts, check_field_types, check_positive_number
 from .losses import (EPS_MAX, FLOAT32_MAX, RECON_TERMS,
                                       distribution_relative_reconstruction_loss,
                                       example_inverse_surprisal_weights,
@@ -44,9 +44,7 @@ class ObjectiveConfig:
         # the losses are float32: a weight it cannot hold would be inf there
         for name in ('beta', 'free_bits', 'aux_weight'):
             check_positive_number(name, getattr(self, name), allow_zero=True, most=FLOAT32_MAX)
-        for name in ('hold_steps', 'warmup_steps', 'cycle_steps'):
-            v = getattr(self, name)
-            if v < 0: raise ValueError(f"{name} must be an int >= 0, got {v!r}")
+        check_counts(self, ((('hold_steps', 'warmup_steps', 'cycle_steps'), 0),))
         if not 0 < self.cycle_ramp <= 1:
             raise ValueError(f"cycle_ramp must be in (0, 1], got {self.cycle_ramp!r}")
         if not 0 <= self.token_mix <= 1:

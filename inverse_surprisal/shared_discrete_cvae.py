@@ -15,7 +15,7 @@ from fastcore.basics import patch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .checks import check_choice, check_field_types
+from .checks import check_choice, check_counts, check_field_types
 from .clustering import (balanced_assignment, fit_mixture_of_unigrams, kmeans_of_counts,
                                          y_token_counts)
 from .nn import (AlignmentEncoder, CVAEArchConfig, check_cvae_batch,
@@ -393,9 +393,7 @@ class StartConfig:
     def __post_init__(self):
         check_field_types(self)
         check_choice('start.codes', self.codes, ('none', 'mixture', 'kmeans', 'random'))
-        for name in ('steps', 'balance_steps', 'iters'):
-            if getattr(self, name) < 0:
-                raise ValueError(f"start.{name} must be an int >= 0, got {getattr(self, name)!r}")
+        check_counts(self, ((('steps', 'balance_steps', 'iters'), 0),), 'start.')
         if not self.alpha > 0: raise ValueError(f"start.alpha must be > 0, got {self.alpha!r}")
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #a5e1c0d2
@@ -433,10 +431,8 @@ class SplitConfig:
 
     def __post_init__(self):
         check_field_types(self)
-        for name, lo in (('every', 0), ('start', 0), ('n_examples', 2), ('n_top', 2),
-                         ('em_iters', 0)):
-            v = getattr(self, name)
-            if v < lo: raise ValueError(f"split.{name} must be an int >= {lo}, got {v!r}")
+        check_counts(self, ((('every', 'start'), 0), (('n_examples', 'n_top'), 2), (('em_iters',), 0)),
+                     'split.')
         if not 0 < self.stop <= 1:
             raise ValueError(f"split.stop must be in (0, 1], got {self.stop!r}")
         if not self.em_lr > 0: raise ValueError(f"split.em_lr must be > 0, got {self.em_lr!r}")
