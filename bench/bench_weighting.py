@@ -20,7 +20,7 @@ def main():
     ids, ym = ds.input_ids.to(dev), ds.y_mask.to(dev)
     cached_b = ds.oracle_base_surprisal.float().to(dev)
     base = FrozenBaseModel(CausalTransformer(task.n_tokens, ids.shape[1]).to(dev))
-    cfg = SharedDiscreteCVAEConfig(task.n_tokens, ids.shape[1], y_len=task.length)
+    cfg = SharedDiscreteCVAEConfig(task.n_tokens, ids.shape[1], y_len=task.length, z_entry='prefix')   # as results.json was measured
     models = {}
     for name, recon in (('plain', 'plain'), ('example', 'example'), ('recompute', 'example')):
         torch.manual_seed(0)

@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['FAMILIES', 'DATA_SHAPE', 'FAMILY_CONFIGS', 'ModelConfig', 'DISCOVERY', 'OBJECTIVE', 'PRESETS', 'CONTINUOUS',
-           'CONTINUOUS_PRESETS', 'MOVED', 'TaskConfig', 'check_model_choices', 'family_fields', 'task_shape',
-           'model_config', 'check_own_data_only', 'DataConfig', 'check_learning_rate', 'BaseConfig',
-           'check_run_numbers', 'check_run_model', 'RunConfig', 'from_dict', 'merge_overrides', 'make_config',
-           'build_model', 'parse_override', 'save_config', 'stored_config', 'load_config', 'config_diff',
+           'CONTINUOUS_PRESETS', 'MOVED', 'WAS', 'TaskConfig', 'check_model_choices', 'family_defaults',
+           'family_fields', 'task_shape', 'model_config', 'check_own_data_only', 'DataConfig', 'check_learning_rate',
+           'BaseConfig', 'check_run_numbers', 'check_run_model', 'RunConfig', 'from_dict', 'merge_overrides',
+           'make_config', 'build_model', 'parse_override', 'save_config', 'stored_config', 'load_config', 'config_diff',
            'with_absolute_paths']
 
 # %% ../nbs/09_config.ipynb #1318fa56
@@ -70,20 +70,30 @@ def check_model_choices(m, # a ModelConfig (or any object with the fields it rea
 DATA_SHAPE = ('vocab_size', 'seq_len', 'y_len')
 FAMILY_CONFIGS = dict(discrete=SharedDiscreteCVAEConfig, continuous=ContinuousCVAEConfig)
 
+def family_defaults() -> dict:
+    "{name: {family: default}} of each setting whose default differs between the families."
+    per = {}
+    for family, cls in FAMILY_CONFIGS.items():
+        for f in dataclasses.fields(cls): per.setdefault(f.name, {})[family] = f.default
+    return {n: d for n, d in per.items() if n not in DATA_SHAPE and len(set(d.values())) > 1}
+
 def family_fields() -> list:
     """(name, type, field) of each setting the families' configs declare, once each, in their order:
-    the shared architecture's, then each family's own; a name two families declare has one default."""
-    out = {}
+    the shared architecture's, then each family's own. A setting whose default differs between the
+    families (`family_defaults`) defaults to None: the run's family's own."""
+    differ, out = family_defaults(), {}
     for cls in FAMILY_CONFIGS.values():
         for f in dataclasses.fields(cls):
             if f.name in DATA_SHAPE: continue
-            if f.name in out and out[f.name][2].default != f.default:
-                raise TypeError(f"{f.name} has two defaults: {out[f.name][2].default!r} and {f.default!r}")
-            out.setdefault(f.name, (f.name, f.type, field(default=f.default)))
+            out.setdefault(f.name, (f.name, f.type, field(default=None if f.name in differ
+                                                          else f.default)))
     return list(out.values())
 
 # %% ../nbs/09_config.ipynb #e5d3f30c
 def _check_model(self):
+    "Check the settings; one left at None takes the family's own default (`family_defaults`)."
+    for name, default in family_defaults().items():
+        if getattr(self, name) is None: setattr(self, name, default.get(self.family))
     check_field_types(self); check_model_choices(self)
 
 ModelConfig = dataclasses.make_dataclass('ModelConfig', [
@@ -288,7 +298,8 @@ DISCOVERY = dict(class_maps=True, estimator='em', head_context_gate=True)
 # warmed up over 400 steps, the auxiliary head's NLL at weight 1
 OBJECTIVE = dict(recon='plain', warmup_steps=400, aux_weight=1.0)
 
-# presets leave out what equals the defaults (RunConfig's and its parts')
+# presets leave out what equals the defaults (RunConfig's and its parts'; the discrete family's z at
+# the separator and y among them)
 PRESETS = {
     # a smaller task (8 classes: 4 transforms x 2 rotations, V=8, L=6), so the whole pipeline shows
     # discovery in a few minutes (what it reaches: bench/presets.md); z at the separator and y, whose
@@ -296,18 +307,18 @@ PRESETS = {
     # the speed probe, experiments/probe_speed.py, seeds 0-4)
     'demo': dict(steps=1000, base=dict(steps=1500, n_layers=2), eval_every=100, n_train=20000,
                  task=dict(vocab_size=8, length=6, n_rotations=2),
-                 model=dict(code_sizes=(12,), z_entry='y', **DISCOVERY),
+                 model=dict(code_sizes=(12,), **DISCOVERY),
                  split=dict(every=50, start=100), objective=OBJECTIVE),
     # the learning rate falls on a cosine to a tenth: the constant rate's evaluations wandered (seed 1:
     # 0.922, 0.917, 0.863, 0.958 at steps 1500-3000) and ended at 0.957-0.959 on seeds 0-2
     # (experiments/probe_speed.py); the cosine's figures: bench/presets.md
     'full': dict(steps=3000, base=dict(steps=5000), eval_every=500, n_train=50000, n_eval=2000,
-                 lr_schedule='cosine', model=dict(code_sizes=(16,), z_entry='y', **DISCOVERY),
+                 lr_schedule='cosine', model=dict(code_sizes=(16,), **DISCOVERY),
                  split=dict(every=50), objective=OBJECTIVE),
     # z at the separator and y (what it reaches: bench/presets.md); as a prefix (seeds 0-2) 12/12
     # classes, joint NMI 0.92-0.96 of its ceiling, in 129-133 s
     'probe': dict(base=dict(source='oracle'), steps=1200, eval_every=100, n_train=20000, n_eval=1000,
-                  batch_size=16, model=dict(code_sizes=(16,), z_entry='y', **DISCOVERY),
+                  batch_size=16, model=dict(code_sizes=(16,), **DISCOVERY),
                   split=dict(every=50), objective=OBJECTIVE),
     # own data (--data): b from the pretrained base; the sequence encoder and bag-of-words head read
     # any y region, EM trains the encoder on the exact posterior (the own-data page compares these).
@@ -316,25 +327,26 @@ PRESETS = {
     # on real text (held-out l0 - l of the same training with the encoder as q -1.04 and -0.88 nats,
     # WordNet and Debian, seed 0; with q* +1.68 and +1.85, medians of seeds 0-4; q*'s code beats
     # TF-IDF k-means and a mixture of unigrams on WordNet on every seed, not k-means on Debian;
-    # experiments/probe_real_text.py, the own-data page)
+    # experiments/probe_real_text.py, the own-data page). z as a prefix, as those were measured
     'text': dict(base=dict(source='pretrained'), steps=400, eval_every=100, batch_size=32, lr=3e-3,
                  start=dict(codes='mixture', steps=100),
                  model=dict(code_sizes=(8,), estimator='em', posterior_encoder='transformer',
-                            aux_head='bow', eval_posterior='model'),
+                            aux_head='bow', eval_posterior='model', z_entry='prefix'),
                  objective=OBJECTIVE),
+    # seconds, for tests; z as a prefix, so that quick runs cover the path of the text preset and the
+    # continuous family (the other presets cover the separator and y)
     'tiny': dict(steps=12, base=dict(steps=10, batch_size=16, n_layers=1), eval_every=6,
                  log_every=3, n_train=256, n_eval=64, batch_size=16,
                  task=dict(vocab_size=6, length=4, n_rotations=2),
-                 model=dict(d_model=16, n_layers=1, n_heads=2),
+                 model=dict(d_model=16, n_layers=1, n_heads=2, z_entry='prefix'),
                  objective=dict(OBJECTIVE, hold_steps=4, warmup_steps=4)),
 }
 
 # the continuous family's settings in a preset, over the preset's own when the run's family is
 # continuous (the continuous CVAE notebook measures them): token maps that move with z, a mixture
-# prior, and the batch that lets the decoder learn within the probe; z as a prefix and a constant
-# learning rate, as measured
-CONTINUOUS = dict(class_maps=False, estimator='elbo', latent_maps=True, prior='mixture',
-                  z_entry='prefix')
+# prior, and the batch that lets the decoder learn within the probe; the family's z as a prefix and
+# a constant learning rate, as measured
+CONTINUOUS = dict(class_maps=False, estimator='elbo', latent_maps=True, prior='mixture')
 CONTINUOUS_PRESETS = {
     'demo': dict(steps=2000, eval_every=200, model=CONTINUOUS),
     'full': dict(steps=8000, lr_schedule='constant', model=CONTINUOUS),
@@ -350,6 +362,9 @@ MOVED = {'data.decoder_init': 'model.decoder_init', 'data.decoder_layers': 'mode
          'base_batch_size': 'base.batch_size', 'base_lr': 'base.lr',
          'base_warmup_steps': 'base.warmup_steps', 'base_check_every': 'base.check_every',
          'base_min_gain': 'base.min_gain'}
+# settings whose default changed since a stored configuration was written: one that leaves the setting
+# out was made at the old default (where z enters was no setting before; it entered as a prefix)
+WAS = {'model.z_entry': 'prefix'}
 
 def from_dict(cls, # a dataclass
               # its fields by name, nested dataclasses as dicts; missing ones keep their defaults
@@ -360,7 +375,7 @@ def from_dict(cls, # a dataclass
     dataclasses recurse."""
     if not isinstance(d, dict):
         moved = f" ({path[:-1]} is now {MOVED[path[:-1]]})" if path[:-1] in MOVED else ''
-        raise ValueError(f"{path or 'config'} must be a mapping, got {type(d).__name__}{moved}")
+        raise ValueError(f"{path[:-1] or 'config'} must be a mapping, got {type(d).__name__}{moved}")
     known = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(d) - set(known))
     if unknown:
@@ -402,9 +417,13 @@ def make_config(preset: str='demo', # a key of PRESETS
     if 'preset' in (overrides or {}):
         raise ValueError("preset names the preset a run was made from: choose a preset with "
                          "--preset (make_config's first argument), not as an override")
-    merged = merge_overrides(asdict(RunConfig()), PRESETS[preset])
+    # a setting whose default is the family's stays None until the run's family is known
+    defaults = asdict(RunConfig())
+    defaults['model'].update(dict.fromkeys(family_defaults()))
+    merged = merge_overrides(defaults, PRESETS[preset])
     # the family the run ends up with picks the preset's settings for it; overrides win over both
-    if merge_overrides(merged, overrides or {})['model']['family'] == 'continuous':
+    model = merge_overrides(merged, overrides or {})['model']
+    if isinstance(model, dict) and model.get('family') == 'continuous':
         merged = merge_overrides(merged, CONTINUOUS_PRESETS.get(preset, {}))
     merged = merge_overrides(merged, overrides or {})
     merged['preset'] = preset
@@ -457,7 +476,8 @@ def _section(d: dict, keys: list, create: bool=False):
 
 def stored_config(d: dict, # a configuration as a run directory, checkpoint or record stored it
                  ) -> RunConfig:
-    "A stored configuration as a `RunConfig`, each setting in `MOVED` read at its new home."
+    """A stored configuration as a `RunConfig`, each setting in `MOVED` read at its new home, each
+one in `WAS` it leaves out at its default of then."""
     if not isinstance(d, dict): return from_dict(RunConfig, d)     # which names what is wrong
     d = copy.deepcopy(d)
     for old, new in MOVED.items():
@@ -469,6 +489,9 @@ def stored_config(d: dict, # a configuration as a run directory, checkpoint or r
         if dst is None: raise ValueError(f"{old} moved to {new}, but {'.'.join(new_at)} is no mapping")
         if new_name in dst: raise ValueError(f"{old} and {new} are one setting, given twice")
         dst[new_name] = value
+    for path, then in WAS.items():
+        *at, name = path.split('.')
+        if (section := _section(d, at)) is not None: section.setdefault(name, then)
     return from_dict(RunConfig, d)
 
 # %% ../nbs/09_config.ipynb #165603a6

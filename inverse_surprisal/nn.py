@@ -233,7 +233,8 @@ class CVAEArchConfig:
     n_heads: int=4 # attention heads
     dropout: float=0.0 # dropout in the transformer blocks
     z_every_position: bool=True # z_entry 'prefix': add z to every decoder position as well
-    # 'prefix' (before the first token) | 'y' (at the separator and y: the context shared by classes)
+    # 'prefix' (before the first token) | 'y' (at the separator and y: the context shared by classes);
+    # a family may declare its own default (the discrete family's is 'y')
     z_entry: str='prefix'
     posterior_encoder: str='alignment' # 'alignment' | 'transformer'
     aux_head: str='alignment' # 'alignment' | 'bow'

@@ -8,7 +8,7 @@ __all__ = ['SharedDiscreteCVAEConfig', 'SharedDiscreteCVAE', 'prior_marginal_nll
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #2c5f1202
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from fastcore.basics import patch
@@ -31,6 +31,9 @@ from .text import batch_rows
 class SharedDiscreteCVAEConfig(CVAEArchConfig):
     "Architecture of the shared discrete CVAE; vocabulary, length and blocks from `CVAEArchConfig`."
     code_sizes: tuple=(4, 3) # classes per code, each >= 2
+    # the family's own default: z at the separator and y, so exact enumeration runs each context
+    # once for all the classes (`class_sequence_nll`); 'prefix' as in `CVAEArchConfig`
+    z_entry: str=field(default='y', kw_only=True)
     prior: str='conditional' # 'conditional' p(z|x) or 'uniform'
     exact_max_classes: int=64 # exact enumeration up to this many joint classes, Gumbel beyond
     tau_start: float=1.0 # Gumbel temperature at step 0

@@ -21,7 +21,7 @@ TRUTH = DS.batch.factors[:, 1]
 def planted(seed: int, assignment=(0, 1, 1)) -> SharedDiscreteCVAE:
     "A model whose decoder and head were trained with true class k on class assignment[k]."
     cfg = SharedDiscreteCVAEConfig(TASK.n_tokens, DS.input_ids.shape[1], y_len=TASK.length, code_sizes=(3,), d_model=16,
-                                   n_layers=1, n_heads=2, class_maps=True)
+                                   n_layers=1, n_heads=2, class_maps=True, z_entry='prefix')   # as the page measures it
     torch.manual_seed(seed)
     model = SharedDiscreteCVAE(cfg, ObjectiveConfig(recon='plain', beta=1.0, aux_weight=1.0))
     code = torch.tensor(assignment)[TRUTH]
