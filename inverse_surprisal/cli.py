@@ -9,7 +9,6 @@ __all__ = ['main', 'demo_batch', 'demo', 'cli']
 import argparse
 import json
 import os
-from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
 
@@ -23,12 +22,13 @@ from .config import (FAMILIES, PRESETS, RunConfig, from_dict, merge_overrides,
                                       load_config,
                                       make_config,
                                       parse_override)
-from .distributed import default_device, dist_info, on_rank0
+from .distributed import default_device, dist_info
 from .files import atomic_write_bytes
+from .grid import GridRun, load_grid, run_grid
 from .losses import (RECON_TERMS, example_inverse_surprisal_weights,
                                       fractional_decomposition, weight_health)
 from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
-from .run_dir import RunDirectoryError, run_directory, share_base
+from .run_dir import RunDirectoryError
 from .runs import export_run
 from .score import DTYPES, score_file
 from .data import DataError
@@ -174,33 +174,24 @@ def _train(a, cfg: RunConfig, device: torch.device) -> dict:
 
 # %% ../nbs/09g_cli.ipynb #1a88e8a0
 def _compare(a, cfg: RunConfig, device: torch.device) -> list:
-    "`compare`: every reconstruction term on every seed, each seed's base model trained once."
-    with ExitStack() as held:
-        # rank 0 holds the folder of runs, as `fit` holds each run's
-        on_rank0(lambda: held.enter_context(run_directory(a.out, kind='compare')),
-                 keep=(RunDirectoryError,))
-        return _compare_held(a, cfg, device)
-
-def _compare_held(a, cfg: RunConfig, device: torch.device) -> list:
-    rows = []
-    for recon in RECON_TERMS:
-        for seed in a.seeds:
-            c = from_dict(RunConfig,
-                          merge_overrides(asdict(cfg),
-                                          dict(seed=seed, objective=dict(recon=recon))))
-            out = Path(a.out) / f'{recon}-seed{seed}'
-            if recon != 'plain':
-                on_rank0(lambda: share_base(Path(a.out) / f'plain-seed{seed}', out),
-                         keep=(RunDirectoryError,))
-            m = Trainer(c, out, progress=not a.no_progress, device=device,
-                        tensorboard=not a.no_tensorboard).fit(resume=a.resume)
-            keys = OWN_DATA_KEYS if cfg.data.path else SUMMARY_KEYS
-            rows.append(dict(recon=recon, seed=seed, **{k: m.get(k) for k in keys}))
-    if dist_info()[0] == 0:
-        table = _markdown_table(rows)
-        atomic_write_bytes(Path(a.out) / 'compare.md', table.encode()); print(table)
-        print(f"runs and table: {Path(a.out).resolve()} (compare.md, one run directory "
-              "per term and seed)")
+    """`compare`: every reconstruction term on every seed at matched beta, each seed's base model
+    trained once: the grid's runner over the terms, from this configuration."""
+    if not a.resume and (Path(a.out) / 'results').exists():
+        raise RunDirectoryError(f"--out {a.out} holds a comparison already: --resume continues it "
+                                "(its finished runs are kept), or choose another --out")
+    runs = [GridRun(cfg.model.family, recon, cfg.objective.eps if recon == 'example' else None,
+                    cfg.base.source, seed) for recon in RECON_TERMS for seed in a.seeds]
+    run_grid(a.out, runs, cfg, kind='compare', threads=None,     # the threads torch has, as train
+             trainer=dict(device=device, progress=not a.no_progress,
+                          tensorboard=not a.no_tensorboard))
+    if dist_info()[0] != 0: return []            # rank 0 wrote the records: it reads them
+    keys = OWN_DATA_KEYS if cfg.data.path else SUMMARY_KEYS
+    rows = [dict(recon=r['run']['recon'], seed=r['run']['seed'],
+                 **{k: r['metrics'].get(k) for k in keys}) for r in load_grid(a.out, runs, cfg)]
+    table = _markdown_table(rows)
+    atomic_write_bytes(Path(a.out) / 'compare.md', table.encode()); print(table)
+    print(f"runs and table: {Path(a.out).resolve()} (compare.md; runs/, a run directory per term "
+          "and seed; results/, each run's record and per-pair table)")
     return rows
 
 # %% ../nbs/09g_cli.ipynb #8b1ab247
@@ -261,7 +252,8 @@ def main(argv: list=None, # the arguments after the program name; sys.argv's whe
     _train_parser(sub.add_parser('train',
                                  help='base model, cached b, CVAE, held-out evaluation (against '
                                       'the oracle on the synthetic task)'))
-    cp = sub.add_parser('compare', help='every reconstruction term on the same seeds, one table')
+    cp = sub.add_parser('compare', help='every reconstruction term on the same seeds at matched '
+                                        'beta, one table')
     _train_parser(cp)
     cp.add_argument('--seeds', type=int, nargs='+', default=[0], help='seeds to run')
     rp = sub.add_parser('report', help='figures and a markdown summary of a run directory')

@@ -17,6 +17,7 @@ import os
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -24,8 +25,9 @@ import numpy as np
 import torch
 
 from .clustering import BeyondContext, nmi_beyond_context
-from .config import (FAMILIES, RunConfig, config_diff, make_config, merge_overrides,
-                                      stored_config)
+from .config import (FAMILIES, RunConfig, config_diff, from_dict, make_config,
+                                      merge_overrides, stored_config)
+from .distributed import dist_info, on_rank0
 from .files import atomic_open, atomic_write_bytes
 from .nn import posterior_and_prior
 from .run_dir import INPUT_LOCATIONS, RunDirectoryError, run_directory, share_base
@@ -52,9 +54,6 @@ class GridRun:
                              f"{self.recon!r} and eps={self.eps!r}")
         if self.base not in ('oracle', 'learned', 'pretrained'):
             raise ValueError(f"base must be 'oracle', 'learned' or 'pretrained', got {self.base!r}")
-        if self.base == 'pretrained' and self.family != 'discrete':
-            raise ValueError("own-data runs (base='pretrained') are the discrete family's: their "
-                             f"closed form enumerates the code; got family={self.family!r}")
 
     @property
     def label(self) -> str: # the term as the tables name it
@@ -86,7 +85,8 @@ def experiment_grid(seeds=(0, 1, 2), # every run is repeated on each
 
 # %% ../nbs/09f_grid.ipynb #0ba01452
 def grid_config(run: GridRun, # the run
-                preset: str='demo', # the preset every run starts from
+                # the preset every run starts from, or a whole configuration (`compare`'s)
+                preset: str | RunConfig='demo',
                 # nested settings every run shares (steps, sizes); under a family's name
                 # ('discrete', 'continuous'), settings of that family's runs only
                 overrides: dict=None,
@@ -98,25 +98,27 @@ def grid_config(run: GridRun, # the run
     own = dict(seed=run.seed, base=dict(source=run.base), model=dict(family=run.family),
                objective=dict(recon=run.recon, matched=True,
                               **({} if run.eps is None else dict(eps=run.eps))))
-    family = (overrides or {}).get(run.family, {})
-    return make_config(preset, merge_overrides(merge_overrides(shared, family), own))
+    upd = merge_overrides(merge_overrides(shared, (overrides or {}).get(run.family, {})), own)
+    if isinstance(preset, RunConfig): return from_dict(RunConfig, merge_overrides(asdict(preset), upd))
+    return make_config(preset, upd)
 
 # %% ../nbs/09f_grid.ipynb #478df35e
 def grid_pieces(runs: list, # GridRun
                ) -> list: # lists of GridRun, each trained in order by one process
     """The runs that share a base model (the learned base of one seed) go in one piece, in the
-    grid's order, so the first trains the base and the others reuse it; so do the own-data runs of
-    a seed, its plain run first (its model gives the others' closed form); every other run is a
-    piece of its own."""
+    grid's order, so the first trains the base and the others reuse it; so do a family's own-data
+    runs of a seed, its plain run first (the discrete plain run's model gives the others' closed
+    form); every other run is a piece of its own."""
     pieces, shared = [], {}
     for r in runs:
         if r.base == 'oracle': pieces.append([r]); continue
-        if (r.base, r.seed) not in shared: shared[r.base, r.seed] = []; pieces.append(shared[r.base, r.seed])
-        shared[r.base, r.seed].append(r)
+        key = (r.base, r.seed, r.family if r.base == 'pretrained' else None)
+        if key not in shared: shared[key] = []; pieces.append(shared[key])
+        shared[key].append(r)
     for p in pieces:
         if p[0].base != 'pretrained': continue
         p.sort(key=lambda r: r.recon != 'plain')                # stable: the plain run first
-        if p[0].recon != 'plain':
+        if p[0].family == 'discrete' and p[0].recon != 'plain':
             raise ValueError(f"the own-data runs of seed {p[0].seed} need that seed's plain run: "
                              "its model gives their closed-form rate")
     return pieces
@@ -177,28 +179,31 @@ def per_example_results(tr: Trainer, # fitted (or resumed after its last step) o
     return {k: v.double().numpy() for k, v in cols.items()}
 
 # %% ../nbs/09f_grid.ipynb #d1a18fc3
-def own_data_results(tr: Trainer, # on own data, fitted (or resumed after its last step), discrete
+def own_data_results(tr: Trainer, # on own data, fitted (or resumed after its last step)
                      reference: SharedDiscreteCVAE=None, # K*'s decoder, prior and head; the run's own if None
                     ) -> dict: # PER_EXAMPLE_COLUMNS -> (n,) float64 arrays
-    "The held-out pairs of an own-data run, with the closed-form rate K* of its weights under `reference`."
+    """The held-out pairs of an own-data run; the discrete family's with their code and the
+    closed-form rate K* of its weights under `reference`."""
     model, b, base_mean = tr.model.eval(), tr.b['eval'], tr.b['base_mean']
     ref, outs, k_star = reference or model, [], []
     (l, kl, w, _, l0), _ = tr.data.held_out(model, b, base_mean, tr.cfg.steps, outs)
-    code = torch.cat([model.joint_log_prob(o.extras['log_q']).argmax(1).cpu() for o in outs])
-    data = tr.data.tensors(tr.eval_set, b)
-    with torch.no_grad():
-        for i in torch.arange(len(code), device=tr.device).split(tr.cfg.batch_size):
-            r = batch_rows(data, i)
-            log_p = ref.joint_log_prob(posterior_and_prior(ref, r['input_ids'], r['y_mask'],
-                                                           r['attention_mask'])[1])
-            log_q = ref.model_posterior(r['input_ids'], r['y_mask'], r['base_surprisal'],
-                                        r.get('base_token_surprisal'), base_mean, r['attention_mask'],
-                                        objective=model.objective)
-            k_star.append((log_q.exp() * (log_q - log_p)).sum(1).cpu())
     xs = sorted({x for _, x, _ in tr.data.eval_pairs})
-    cols = dict(b=b[0], l=l, l0=l0, K=kl, K_star=torch.cat(k_star), weight=w, code=code,
+    cols = dict(b=b[0], l=l, l0=l0, K=kl, weight=w,
                 pair=torch.tensor([p for p, _, _ in tr.data.eval_pairs]),
                 context=torch.tensor([xs.index(x) for _, x, _ in tr.data.eval_pairs]))
+    if tr.cfg.model.family == 'discrete':         # the closed form enumerates the code
+        code = torch.cat([model.joint_log_prob(o.extras['log_q']).argmax(1).cpu() for o in outs])
+        data = tr.data.tensors(tr.eval_set, b)
+        with torch.no_grad():
+            for i in torch.arange(len(code), device=tr.device).split(tr.cfg.batch_size):
+                r = batch_rows(data, i)
+                log_p = ref.joint_log_prob(posterior_and_prior(ref, r['input_ids'], r['y_mask'],
+                                                               r['attention_mask'])[1])
+                log_q = ref.model_posterior(r['input_ids'], r['y_mask'], r['base_surprisal'],
+                                            r.get('base_token_surprisal'), base_mean,
+                                            r['attention_mask'], objective=model.objective)
+                k_star.append((log_q.exp() * (log_q - log_p)).sum(1).cpu())
+        cols.update(K_star=torch.cat(k_star), code=code)
     return {k: v.double().cpu().numpy() for k, v in cols.items()}
 
 # %% ../nbs/09f_grid.ipynb #f17b0863
@@ -235,16 +240,18 @@ def summarize_own(per: dict, # `own_data_results`
                   metrics: dict, # the run's final held-out metrics
                   objective, # the run's resolved ObjectiveConfig
                  ) -> dict:
-    "An own-data run's figures: how its rate and the code's gain spread over b, beside the closed form."
-    K, Ks, b, gain = per['K'], per['K_star'], per['b'], per['l0'] - per['l']
+    """An own-data run's figures: how its rate and the code's gain spread over b, beside the closed
+    form (None for the continuous family, which has none)."""
+    K, Ks, b, gain = per['K'], per.get('K_star'), per['b'], per['l0'] - per['l']
     fifths = np.array_split(np.argsort(b, kind='stable'), 5)
     by_fifth = lambda v: [float(v[i].mean()) for i in fifths]
-    return dict(K=float(K.mean()), K_star=float(Ks.mean()), code_gain=float(gain.mean()),
+    star = lambda f: None if Ks is None else f(Ks)        # a figure of the closed form
+    return dict(K=float(K.mean()), K_star=star(lambda k: float(k.mean())), code_gain=float(gain.mean()),
                 decoder_gain=float((b - per['l0']).mean()), fractional_gain=float((gain / b).mean()),
-                spearman_K_b=spearman(K, b), spearman_K_star_b=spearman(Ks, b),
-                b_by_fifth=by_fifth(b), K_by_fifth=by_fifth(K), K_star_by_fifth=by_fifth(Ks),
+                spearman_K_b=spearman(K, b), spearman_K_star_b=star(lambda k: spearman(k, b)),
+                b_by_fifth=by_fifth(b), K_by_fifth=by_fifth(K), K_star_by_fifth=star(by_fifth),
                 fractional_gain_by_fifth=by_fifth(gain / b),
-                easy_hard_rate=_easy_hard(K, b), easy_hard_rate_star=_easy_hard(Ks, b),
+                easy_hard_rate=_easy_hard(K, b), easy_hard_rate_star=star(lambda k: _easy_hard(k, b)),
                 codes_used=metrics.get('codes_used'), beta=objective.beta,
                 aux_weight=objective.aux_weight, wall_seconds=metrics['wall_seconds'])
 
@@ -299,14 +306,17 @@ def _finished(out: Path, run: GridRun, cfg: RunConfig) -> bool:
 # %% ../nbs/09f_grid.ipynb #f027cc1a
 def _train_run(out: Path, run: GridRun, cfg: RunConfig, shared: Path=None,
                reference: SharedDiscreteCVAE=None, # own data: the model of the closed form
-              ) -> tuple: # (the record, the fitted trainer)
+               trainer: dict=None, # `Trainer`'s keyword arguments (default: no progress bars)
+              ) -> tuple: # (the record, None off rank 0; the fitted trainer)
     """Train (or resume) one run in `out/runs/<name>`, then write its per-example file and, last,
-    its record, so that a record always has its table."""
+    its record, so that a record always has its table (rank 0 writes, under torchrun)."""
     folder, own = out / 'runs' / run.name, run.base == 'pretrained'
-    if shared is not None: share_base(shared, folder)   # the learned base of the same seed
-    tr = Trainer(cfg, folder, progress=False)
+    if shared is not None:      # the learned base of the same seed
+        on_rank0(lambda: share_base(shared, folder), keep=(RunDirectoryError,))
+    tr = Trainer(cfg, folder, **(trainer or dict(progress=False)))
     metrics = tr.fit(resume=(folder / 'config.json').exists())
     per = own_data_results(tr, reference) if own else per_example_results(tr)
+    if dist_info()[0] != 0: return None, tr
     write_per_example(out / 'results' / f'{run.name}.csv', per)
     # the held-out figures at each evaluation, from the run's log: how far training had got
     evals = [json.loads(line) for line in (folder / 'metrics.jsonl').read_text().splitlines()]
@@ -322,39 +332,45 @@ def _train_run(out: Path, run: GridRun, cfg: RunConfig, shared: Path=None,
     return record, tr
 
 # %% ../nbs/09f_grid.ipynb #221173f4
-def _reopened(out: Path, run: GridRun, preset: str, overrides: dict) -> SharedDiscreteCVAE:
+def _reopened(out: Path, run: GridRun, preset, overrides: dict, trainer: dict=None) -> SharedDiscreteCVAE:
     "The model of a finished own-data run, opened again (its last checkpoint, nothing trained)."
-    tr = Trainer(grid_config(run, preset, overrides), out / 'runs' / run.name, progress=False)
+    tr = Trainer(grid_config(run, preset, overrides), out / 'runs' / run.name,
+                 **(trainer or dict(progress=False)))
     tr.fit(resume=True)
     return tr.model
 
 # %% ../nbs/09f_grid.ipynb #02f207ee
 def run_piece(piece: list, # GridRun that share a base, in order
-              preset: str, # `grid_config`'s
+              preset, # `grid_config`'s
               overrides: dict, # `grid_config`'s
               out, # the grid's folder
+              trainer: dict=None, # `Trainer`'s keyword arguments (default: no progress bars)
+              threads: int=1, # torch threads while it trains (None: as they are)
              ) -> list: # the names it trained
     """Train a piece's unfinished runs on one torch thread (the same numbers in any process),
     each learned-base run after the first reusing that base, each own-data run after the first
     (plain) taking its model for the closed form."""
-    out, threads, trained, shared, reference = Path(out), torch.get_num_threads(), [], None, None
-    torch.set_num_threads(1)
+    out, before, trained, shared, reference = Path(out), torch.get_num_threads(), [], None, None
+    if threads is not None: torch.set_num_threads(threads)
     try:
         for run in piece:
             cfg = grid_config(run, preset, overrides)
             if not _finished(out, run, cfg):
-                if run.base == 'pretrained' and run.recon != 'plain' and reference is None:
-                    reference = _reopened(out, piece[0], preset, overrides)  # finished earlier
-                r, tr = _train_run(out, run, cfg, shared, reference)
+                if (run.base, run.family) == ('pretrained', 'discrete') and run.recon != 'plain' \
+                        and reference is None:
+                    # finished earlier
+                    reference = _reopened(out, piece[0], preset, overrides, trainer)
+                r, tr = _train_run(out, run, cfg, shared, reference, trainer)
                 trained.append(run.name)
-                s = r['summary']
-                print(f"{run.name}: {s['wall_seconds']:.0f} s, " + (
-                    f"KL {s['K']:.3f} nats, the code adds {s['code_gain']:.3f} (l0 - l)"
-                    if 'code_gain' in s else f"gain {s['gain']:.3f} nats, "
-                    f"{s['info_fraction']:.2f} of the oracle information"), flush=True)
+                if r is not None:          # rank 0
+                    s = r['summary']
+                    print(f"{run.name}: {s['wall_seconds']:.0f} s, " + (
+                        f"KL {s['K']:.3f} nats, the code adds {s['code_gain']:.3f} (l0 - l)"
+                        if 'code_gain' in s else f"gain {s['gain']:.3f} nats, "
+                        f"{s['info_fraction']:.2f} of the oracle information"), flush=True)
                 if run.base == 'pretrained' and run.recon == 'plain': reference = tr.model
             if run.base == 'learned' and shared is None: shared = out / 'runs' / run.name
-    finally: torch.set_num_threads(threads)
+    finally: torch.set_num_threads(before)
     return trained
 
 # %% ../nbs/09f_grid.ipynb #07cba85d
@@ -374,36 +390,49 @@ def exit_with_parent(parent: int, # the process id of the grid that started this
 # %% ../nbs/09f_grid.ipynb #045197b2
 def run_grid(out, # the grid's folder: results/ (kept) and runs/ (the run directories)
              runs: list, # GridRun, e.g. `experiment_grid()`
-             preset: str='demo', # `grid_config`'s
+             preset: str | RunConfig='demo', # `grid_config`'s
              overrides: dict=None, # `grid_config`'s
              jobs: int=1, # processes training at once (1: in this process)
+             trainer: dict=None, # `Trainer`'s keyword arguments (default: no progress bars)
+             threads: int=1, # torch threads of each run (None: as they are)
+             kind: str='grid', # the folder's kind, as `run_directory` marks it
             ) -> list: # the names trained now
     """Train every run of the grid not yet finished, skipping finished ones and resuming
-    interrupted ones; finished results made with other settings are refused before any work."""
-    out, t0 = Path(out), time.perf_counter()
+    interrupted ones; finished results made with other settings are refused before any work.
+    Under torchrun (`jobs=1`) every process trains each run on its share of the batches and rank
+    0 writes the files."""
+    out, t0, (rank, world) = Path(out), time.perf_counter(), dist_info()
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ValueError(f"jobs must be an int >= 1, got {jobs!r}")
+    if jobs > 1 and world > 1: raise ValueError("jobs > 1 spawns processes of its own: not under torchrun")
     if len({r.name for r in runs}) != len(runs): raise ValueError("runs must not repeat a run")
     cfgs = {r: grid_config(r, preset, overrides) for r in runs}      # every setting checked first
-    with run_directory(out, kind='grid'):
+    with ExitStack() as held:
+        # rank 0 holds the folder, as `fit` holds each run's; its refusal stops every rank
+        on_rank0(lambda: held.enter_context(run_directory(out, kind=kind)), keep=(RunDirectoryError,))
         (out / 'results').mkdir(exist_ok=True)
         finished = {r: _finished(out, r, cfgs[r]) for r in runs}    # every result checked first
         todo = sorted((p for p in grid_pieces(runs) if not all(finished[r] for r in p)),
                       key=_cost, reverse=True)
-        print(f"{sum(finished.values())} of {len(runs)} runs finished; {len(todo)} pieces to train "
-              f"on {jobs} process(es)", flush=True)
-        if jobs == 1: trained = [n for p in todo for n in run_piece(p, preset, overrides, out)]
+        if rank == 0:
+            print(f"{sum(finished.values())} of {len(runs)} runs finished; {len(todo)} pieces to "
+                  f"train on {jobs} process(es)", flush=True)
+        if jobs == 1:
+            trained = [n for p in todo for n in run_piece(p, preset, overrides, out, trainer, threads)]
         else:
             with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context('spawn'),
                                      initializer=exit_with_parent, initargs=(os.getpid(),)) as ex:
-                futures = [ex.submit(run_piece, p, preset, overrides, str(out)) for p in todo]
+                futures = [ex.submit(run_piece, p, preset, overrides, str(out), trainer, threads)
+                           for p in todo]
                 try: trained = [n for f in futures for n in f.result()]
                 except BaseException:
                     for f in futures: f.cancel()
                     raise
-        with open(out / 'sessions.jsonl', 'a') as f:
-            f.write(json.dumps(dict(jobs=jobs, trained=len(trained), preset=preset,
-                                    wall_seconds=time.perf_counter() - t0)) + '\n')
+        if rank == 0:
+            with open(out / 'sessions.jsonl', 'a') as f:
+                name = preset if isinstance(preset, str) else preset.preset
+                f.write(json.dumps(dict(jobs=jobs, trained=len(trained), preset=name,
+                                        wall_seconds=time.perf_counter() - t0)) + '\n')
     return trained
 
 # %% ../nbs/09f_grid.ipynb #40c44848

@@ -72,12 +72,23 @@ def test_tampered_checkpoint_is_detected(uninterrupted, tmp_path):
     assert res.returncode != 0 and 'fails its checksum' in res.stderr
 
 def test_compare_trains_each_base_once(tmp_path):
-    res = run(*CLI, 'compare', '--preset', 'tiny', '--out', tmp_path, '--no-progress')
+    one = tmp_path / 'one'
+    res = run(*CLI, 'compare', '--preset', 'tiny', '--out', one, '--no-progress')
     assert all(f'| {r} | 0 |' in res.stdout for r in ('plain', 'example', 'distribution', 'token'))
-    assert (tmp_path / 'compare.md').exists()
-    base_lines = {r: sum(json.loads(l)['phase'] == 'base' for l in (tmp_path / f'{r}-seed0' / 'metrics.jsonl').read_text().splitlines())
-                  for r in ('plain', 'example', 'distribution', 'token')}
+    assert (one / 'compare.md').exists()
+    names = dict(plain='plain', example='example-eps0.1', distribution='distribution', token='token')
+    base_lines = {r: sum(json.loads(l)['phase'] == 'base' for l in (one / 'runs' / f'discrete-learned-{n}-seed0' / 'metrics.jsonl').read_text().splitlines())
+                  for r, n in names.items()}
     assert base_lines['plain'] > 0 and base_lines['example'] == base_lines['distribution'] == base_lines['token'] == 0
+    # under torchrun: every rank trains each run, rank 0 writes the records and the one table, the same figures
+    script = tmp_path / 'teardown.py'; script.write_text(TEARDOWN)
+    two = run(sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node', '2', script, 'compare',
+              '--preset', 'tiny', '--out', tmp_path / 'two', '--no-progress', env=dict(os.environ, OMP_NUM_THREADS='1'))
+    assert two.stdout.count('process group destroyed: True') == 2 and two.stdout.count('| plain | 0 |') == 1, two.stdout
+    one_recs, two_recs = ({p.name: json.loads(p.read_text()) for p in (d / 'results').glob('*.json')} for d in (one, tmp_path / 'two'))
+    assert sorted(one_recs) == sorted(two_recs) and len(one_recs) == 4
+    for name, rec in one_recs.items():
+        for k in ('information_gain', 'kl'): assert abs(rec['metrics'][k] - two_recs[name]['metrics'][k]) <= 1e-3, (name, k)
 
 def test_resume_refuses_other_settings(uninterrupted, tmp_path):
     copy = tmp_path / 'copy'; shutil.copytree(uninterrupted, copy)
