@@ -477,7 +477,7 @@ def _section(d: dict, keys: list, create: bool=False):
 def stored_config(d: dict, # a configuration as a run directory, checkpoint or record stored it
                  ) -> RunConfig:
     """A stored configuration as a `RunConfig`, each setting in `MOVED` read at its new home, each
-one in `WAS` it leaves out at its default of then."""
+    one in `WAS` it leaves out at its default of then."""
     if not isinstance(d, dict): return from_dict(RunConfig, d)     # which names what is wrong
     d = copy.deepcopy(d)
     for old, new in MOVED.items():

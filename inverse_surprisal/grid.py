@@ -347,18 +347,18 @@ def run_piece(piece: list, # GridRun that share a base, in order
               trainer: dict=None, # `Trainer`'s keyword arguments (default: no progress bars)
               threads: int=1, # torch threads while it trains (None: as they are)
              ) -> list: # the names it trained
-    """Train a piece's unfinished runs on one torch thread (the same numbers in any process),
-    each learned-base run after the first reusing that base, each own-data run after the first
-    (plain) taking its model for the closed form."""
+    """Train a piece's unfinished runs on `threads` torch threads (one: the same numbers in any
+    process), each learned-base run after the first reusing that base, each discrete own-data run
+    after the first (plain) taking its model for the closed form."""
     out, before, trained, shared, reference = Path(out), torch.get_num_threads(), [], None, None
     if threads is not None: torch.set_num_threads(threads)
     try:
         for run in piece:
             cfg = grid_config(run, preset, overrides)
+            # the discrete family's own-data runs: the plain run's model gives the closed form
+            closed_form = (run.base, run.family) == ('pretrained', 'discrete')
             if not _finished(out, run, cfg):
-                if (run.base, run.family) == ('pretrained', 'discrete') and run.recon != 'plain' \
-                        and reference is None:
-                    # finished earlier
+                if closed_form and run.recon != 'plain' and reference is None:   # finished earlier
                     reference = _reopened(out, piece[0], preset, overrides, trainer)
                 r, tr = _train_run(out, run, cfg, shared, reference, trainer)
                 trained.append(run.name)
@@ -368,7 +368,7 @@ def run_piece(piece: list, # GridRun that share a base, in order
                         f"KL {s['K']:.3f} nats, the code adds {s['code_gain']:.3f} (l0 - l)"
                         if 'code_gain' in s else f"gain {s['gain']:.3f} nats, "
                         f"{s['info_fraction']:.2f} of the oracle information"), flush=True)
-                if run.base == 'pretrained' and run.recon == 'plain': reference = tr.model
+                if closed_form and run.recon == 'plain': reference = tr.model
             if run.base == 'learned' and shared is None: shared = out / 'runs' / run.name
     finally: torch.set_num_threads(before)
     return trained
