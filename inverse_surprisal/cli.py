@@ -90,6 +90,12 @@ def _check_flags(a):
         if val is not None and a.data is None:
             raise ValueError(f"{flag} goes with --data (your own pairs); the synthetic task reads "
                              "no model or tokenizer")
+    if getattr(a, 'command', 'train') == 'compare':     # it sets these of each run itself
+        named = [f for f, v in (('--recon', a.recon), ('--seed', a.seed)) if v is not None]
+        named += [f'--set {k}' for k in (s.partition('=')[0].strip() for s in a.set)
+                  if k in ('seed', 'objective.recon', 'objective.matched')]
+        if named: raise ValueError(f"{named[0]}: compare trains every reconstruction term on each "
+                                   "of --seeds at matched beta; it sets these itself")
 
 # %% ../nbs/09g_cli.ipynb #fcfdfeb3
 def _config_from_args(a) -> RunConfig:
