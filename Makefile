@@ -62,8 +62,10 @@ check-readme: $(STAMP)
 nbtest: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/nbdev_test --n_workers 2
 
+# two workers (pytest-xdist) on one torch thread each, for the reason above. A file's tests stay on one worker
+# (loadfile): a module's fixture then builds once (the docs site into _docs/, the killed grid, the uninterrupted run)
 pytest: $(STAMP)
-	$(BIN)/python -m pytest tests/
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests/
 
 test: check-clean check-export check-readme pytest
 

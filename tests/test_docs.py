@@ -19,7 +19,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope='module')
 def site():
-    subprocess.run([sys.executable, str(ROOT / 'tools' / 'make_docs.py'), 'site'], check=True, capture_output=True)
+    res = subprocess.run([sys.executable, str(ROOT / 'tools' / 'make_docs.py'), 'site'], capture_output=True, text=True)
+    assert res.returncode == 0, f"make_docs.py site failed:\n{res.stdout[-2000:]}\n{res.stderr[-6000:]}"
     out = ROOT / '_docs'
     log = []
     handler = functools.partial(type('H', (_Handler,), {'log': log}), directory=str(out))
