@@ -4,7 +4,7 @@ table) against the library call a researcher would write (`score_dataset` on the
 `score_file` in this process (the command's work without a new interpreter), with the new interpreter's fixed cost.
 Two sizes, as bench_scoring: a tiny GPT-2 on 10 000 pairs, and a vocabulary-32768 GPT-2 on 256 longer pairs.
 Prints one JSON object; medians of interleaved repeats."""
-import argparse, json, os, statistics, subprocess, sys, tempfile, time
+import argparse, json, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 import numpy as np

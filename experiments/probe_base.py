@@ -5,8 +5,6 @@ and is skipped on the next start. Prints one JSON object."""
 import argparse, json, tempfile, time
 from pathlib import Path
 
-import torch
-
 from inverse_surprisal import base_model
 from inverse_surprisal.config import make_config
 from inverse_surprisal.train import Trainer

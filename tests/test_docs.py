@@ -46,7 +46,7 @@ def test_every_page_renders_math_and_figures(site):
     out, base, log = site
     for page in PAGES:
         html = dom(f'{base}/{page}.html')
-        assert f'<title>' in html and 'Traceback' not in html, page
+        assert '<title>' in html and 'Traceback' not in html, page
         n_math = len(re.findall(r'class="math notranslate', html))
         if n_math: assert html.count('<mjx-container') >= n_math, f'{page}: math not typeset ({n_math} blocks)'
         assert '$$' not in re.sub(r'<script.*?</script>', '', html, flags=re.S), f'{page}: raw $$ left'
