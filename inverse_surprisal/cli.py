@@ -90,12 +90,6 @@ def _check_flags(a):
         if val is not None and a.data is None:
             raise ValueError(f"{flag} goes with --data (your own pairs); the synthetic task reads "
                              "no model or tokenizer")
-    if getattr(a, 'command', 'train') == 'compare':     # it sets these of each run itself
-        named = [f for f, v in (('--recon', a.recon), ('--seed', a.seed)) if v is not None]
-        named += [f'--set {k}' for k in (s.partition('=')[0].strip() for s in a.set)
-                  if k in ('seed', 'objective.recon', 'objective.matched')]
-        if named: raise ValueError(f"{named[0]}: compare trains every reconstruction term on each "
-                                   "of --seeds at matched beta; it sets these itself")
 
 # %% ../nbs/09g_cli.ipynb #fcfdfeb3
 def _config_from_args(a) -> RunConfig:
@@ -115,9 +109,15 @@ def _config_from_args(a) -> RunConfig:
                          "--preset, not --set preset=")
     if a.config: cfg = from_dict(RunConfig, merge_overrides(asdict(load_config(a.config)), over))
     else: cfg = make_config(a.preset or ('text' if a.data else 'demo'), over)
+    command, objective = getattr(a, 'command', 'train'), over.get('objective', {})
+    # compare sets each run's term, seed and matched beta; from flags or --set alike
+    given = [p for p, there in (('seed', 'seed' in over), ('objective.recon', 'recon' in objective),
+                                ('objective.matched', 'matched' in objective)) if there]
+    if command == 'compare' and given:
+        raise ValueError(f"{given[0]}: compare sets this itself (every reconstruction term on each of "
+                         f"--seeds, at matched beta); leave out --recon, --seed and --set {given[0]}")
     # compare runs every term, the example term among them
-    train = getattr(a, 'command', 'train') == 'train'
-    if train and a.eps is not None and cfg.objective.recon != 'example':
+    if command == 'train' and a.eps is not None and cfg.objective.recon != 'example':
         raise ValueError(f"--eps is the example-level term's (--recon example); the "
                          f"{cfg.objective.recon!r} term does not read it")
     return cfg
