@@ -161,7 +161,8 @@ import torch.distributed as dist
 import inverse_surprisal.train as t
 from inverse_surprisal.cli import main
 main(sys.argv[1:])
-print('process group destroyed:', not dist.is_initialized())
+# one string: print's pieces are separate writes, and the other rank's lines fall between them on the shared pipe
+print(f'process group destroyed: {not dist.is_initialized()}', flush=True)
 """
 
 def test_two_processes_match_one(uninterrupted, tmp_path):
