@@ -7,19 +7,37 @@ PY := $(BIN)/python
 # the CPU build that lies on this machine's disk; a newer or unpinned torch pulls a multi-GB CUDA build
 TORCH := torch==2.13.0
 STAMP := $(VENV)/.installed
+# the exact versions the last green `make test` ran with, so that a fresh clone installs what was tested; the
+# package's own requirements (settings.ini) stay ranges for users. `make constraints` refreshes it on purpose
+CONSTRAINTS := constraints.txt
 # a fingerprint of the generated and cleaned files (tracked and untracked), to tell whether a step changed them
 SNAPSHOT = git ls-files -co --exclude-standard -z -- nbs inverse_surprisal README.md | xargs -0 sha1sum | sha1sum
 
-.PHONY: bench grid text-grid docs install demo test check-clean check-export check-readme nbtest pytest readme export clean-nbs
+.PHONY: bench grid text-grid docs install constraints demo test check-clean check-export check-readme nbtest pytest readme export clean-nbs
 
-$(STAMP): settings.ini setup.py
+$(STAMP): settings.ini setup.py $(CONSTRAINTS)
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -c $(CONSTRAINTS) --upgrade pip
 	$(PY) -m pip install -q $(TORCH)
-	$(PY) -m pip install -q -e ".[dev,plot,widgets]"
+	$(PY) -m pip install -q -c $(CONSTRAINTS) -e ".[dev,plot,widgets]"
 	touch $@
 
 install: $(STAMP)
+
+# constraints.txt anew: a fresh .venv with the newest releases the ranges in settings.ini allow, frozen (torch without
+# its local build label, so that the pin admits the CPU build on disk), then the whole suite on it. Commit the file
+# only when the suite passes
+constraints:
+	rm -rf $(VENV)
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q $(TORCH)
+	$(PY) -m pip install -q -e ".[dev,plot,widgets]"
+	{ echo "# pip freeze --all of the .venv that the last green make test ran in; make constraints refreshes it"; \
+	  $(PY) -m pip freeze --all --exclude-editable | sed -E 's/^(torch==[^+]*)[+].*/\1/'; } > $(CONSTRAINTS).tmp
+	mv $(CONSTRAINTS).tmp $(CONSTRAINTS)
+	touch $(STAMP)
+	$(MAKE) test
 
 # the main job: the demo task trained with the plain and the example-level term side by side (b = b*, one seed),
 # ending in one table (information captured, KL and the easy/hard rate ratio, each beside its closed form) and one

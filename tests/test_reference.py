@@ -211,7 +211,7 @@ def test_two_processes_equal_one(tmp_path):
     r0, r1, single = (json.loads((tmp_path / d / f).read_text()) for d, f in (('two', 'rank0.json'), ('two', 'rank1.json'), ('one', 'rank0.json')))
     assert r0 == r1                                           # every rank: the same cache and the same E_D[b]
     assert r0['n'] == single['n']
-    np.testing.assert_allclose(r0['base_mean'], single['base_mean'], rtol=1e-9)
+    np.testing.assert_allclose(r0['base_mean'], single['base_mean'], rtol=1e-6)   # the mean of b, float32 as above
 
 def test_ids_checked_against_the_vocabulary_before_the_call(gpt2, padded_batch):
     "An id at or past the vocabulary (or negative) is a ValueError naming it, not an IndexError from inside the model."
