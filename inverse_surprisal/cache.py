@@ -490,15 +490,17 @@ def build_cache(model: nn.Module, # the base model (a FrozenBaseModel is asserte
     # one writer at a time (rank 0 holds the lock; the other ranks wait for it at a barrier), each
     # starting from what the last one wrote
     waiting = f"{path} is being written by another process: waiting for it"
-    with exclusive_lock(path.with_name(f'.{path.name}.lock'), waiting) if rank == 0 else nullcontext():
-        if rank == 0: remove_partial_writes(path)
+    lock = path.with_name(f'.{path.name}.lock')
+    with exclusive_lock(lock, waiting) if rank == 0 else nullcontext(True) as locked:
+        if rank == 0 and locked: remove_partial_writes(path)
         if world > 1: dist.barrier()
         return _fill_cache(model, dataset, path, prov, batch_size, pad_id, on_stale, device, progress,
-                           save_every, part)
+                           save_every, part, None if locked else lock)
 
 def _fill_cache(model, dataset, path, prov, batch_size, pad_id, on_stale, device, progress, save_every,
-                part) -> BaseSurprisalCache:
-    "`build_cache` under the cache's lock: open what is there, score what it lacks, write as it goes."
+                part, unlocked=None) -> BaseSurprisalCache:
+    """`build_cache` under the cache's lock: open what is there, score what it lacks, write as it goes
+    (`unlocked`: the lock file that could not be had, so that nothing may be written)."""
     old = None
     if path.exists():
         try: old = BaseSurprisalCache(path, prov)
@@ -512,7 +514,11 @@ def _fill_cache(model, dataset, path, prov, batch_size, pad_id, on_stale, device
         if not len(todo): old.n_scored = 0; return old
         flat, fps = _take(flat, torch.from_numpy(todo)), fps[todo]
     rank, world = dist_info()
-    if rank == 0: check_writable_folder('the cache', path)                   # before any scoring
+    if rank == 0:                                                           # before any scoring
+        check_writable_folder('the cache', path)
+        if unlocked is not None:
+            raise ValueError(f"the cache {path}: its lock {unlocked.name} can be neither made nor read, "
+                             "so another process could be writing it; fix the lock file's permissions")
     # the examples' parts: all at once, or `part` at a time when the file is saved as it goes
     starts = [0] if save_every is None else list(range(0, len(fps), part)) or [0]
     done, last = [], time.perf_counter()

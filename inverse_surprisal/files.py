@@ -68,13 +68,17 @@ def same_file(a, b) -> bool:
 @contextmanager
 def exclusive_lock(path, # the lock file, created beside what it guards and left there
                    waiting: str='', # said on stderr when another process holds the lock
-                  ) -> bool: # whether a lock is held (False: the folder cannot be written)
+                  ) -> bool: # whether a lock is held (False: no lock file can be made or read)
     """Hold an exclusive lock on `path` for this process, waiting while another holds it; the
     kernel drops it when the process ends."""
     try: fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     except OSError as e:
         if e.errno not in (errno.EACCES, errno.EROFS, errno.EPERM): raise
-        yield False; return
+        # flock needs no write access: a lock file another user made locks as well, opened to read
+        try: fd = os.open(path, os.O_RDONLY)
+        except OSError as e:
+            if e.errno not in (errno.EACCES, errno.ENOENT): raise
+            yield False; return
     try:
         try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
