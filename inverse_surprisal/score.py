@@ -20,7 +20,7 @@ from .cache import (BaseSurprisalCache, StaleCacheError, _fingerprints, _flat_of
                                      build_cache, scoring_provenance)
 from .checks import check_choice
 from .distributed import default_device, dist_info
-from .files import atomic_open, check_writable_folder, same_file
+from .files import atomic_open, check_outside_runs, check_writable_folder, same_file
 from .reference import FrozenBaseModel
 from .text import (TextPairs, check_vocabulary, load_causal_lm, load_tokenizer,
                                     max_positions, read_pairs)
@@ -40,7 +40,7 @@ def check_table_path(out, # where the table goes: a .parquet, .jsonl or .csv fil
                      overwrite: bool=False, # replace a file that is already there
                     ) -> Path:
     "Refuse an output a table could not be written to, before any work."
-    out = check_writable_folder('--out', out)
+    out = check_outside_runs('--out', check_writable_folder('--out', out))
     if out.suffix.lower() not in SCORE_FORMATS:
         raise ValueError(f"--out {out}: expected a file ending in {', '.join(SCORE_FORMATS)}")
     if out.exists() and not overwrite:

@@ -80,6 +80,11 @@ def test_export_columns_and_units(trained, tmp_path):
     # the same table as JSONL; an existing --out is refused in one line
     res = run(BIN / 'inverse-surprisal', 'export', out, '--out', tmp_path / 'held.parquet', check=False)
     assert res.returncode == 2 and 'exists: pass --overwrite' in res.stderr and 'Traceback' not in res.stderr
+    # the run's own files are never a table's place, --overwrite or not: its log stays as it was
+    log = (out / 'metrics.jsonl').read_bytes()
+    res = run(BIN / 'inverse-surprisal', 'export', out, '--out', out / 'metrics.jsonl', '--overwrite', check=False)
+    assert res.returncode == 2 and f'lies in the run directory {out}' in res.stderr and 'Traceback' not in res.stderr
+    assert (out / 'metrics.jsonl').read_bytes() == log
 
 def test_model_opens_with_safetensors_alone(trained):
     "The weights under `model.` in cvae.safetensors are the trained model's state dict: no unpickling."
