@@ -28,7 +28,7 @@ from .clustering import BeyondContext, nmi_beyond_context
 from .config import (FAMILIES, RunConfig, config_diff, from_dict, make_config,
                                       merge_overrides, stored_config)
 from .distributed import dist_info, on_rank0
-from .files import atomic_open, atomic_write_bytes
+from .files import atomic_open, atomic_write_bytes, file_digest
 from .nn import posterior_and_prior
 from .run_dir import INPUT_LOCATIONS, RunDirectoryError, run_directory, share_base
 from .shared_discrete_cvae import SharedDiscreteCVAE
@@ -294,8 +294,12 @@ def _finished(out: Path, run: GridRun, cfg: RunConfig) -> bool:
     record, table = out / 'results' / f'{run.name}.json', out / 'results' / f'{run.name}.csv'
     if not record.exists(): return False
     try:
-        made = stored_config(json.loads(record.read_text())['config'])
-        read_per_example(table)
+        rec = json.loads(record.read_text())
+        made, rows = stored_config(rec['config']), len(read_per_example(table)['b'])
+        if 'table' in rec and rows != rec['table']['rows']:       # records since 2026-12-05
+            raise ValueError(f"{table.name} holds {rows} rows where its record names {rec['table']['rows']}")
+        if 'table' in rec and file_digest(table) != rec['table']['sha256']:
+            raise ValueError(f"{table.name} is not the table its record was written with (sha256)")
     except (ValueError, KeyError, TypeError, OSError) as e:
         raise RunDirectoryError(f"{record}: damaged results ({e}); delete {record.name} and "
                                 f"{table.name} to run it again") from None
@@ -319,7 +323,8 @@ def _train_run(out: Path, run: GridRun, cfg: RunConfig, shared: Path=None,
     metrics = tr.fit(resume=(folder / 'config.json').exists())
     per = own_data_results(tr, reference) if own else per_example_results(tr)
     if dist_info()[0] != 0: return None, tr
-    write_per_example(out / 'results' / f'{run.name}.csv', per)
+    table = out / 'results' / f'{run.name}.csv'
+    write_per_example(table, per)
     # the held-out figures at each evaluation, from the run's log: how far training had got
     evals = [json.loads(line) for line in (folder / 'metrics.jsonl').read_text().splitlines()]
     trajectory = [{k: e[k] for k in TRAJECTORY_KEYS if k in e}
@@ -327,6 +332,7 @@ def _train_run(out: Path, run: GridRun, cfg: RunConfig, shared: Path=None,
     record = dict(name=run.name, run=asdict(run), label=run.label,
                   summary=(summarize_own if own else summarize)(per, metrics, tr.model.objective),
                   units={c: PER_EXAMPLE_COLUMNS[c] for c in per},
+                  table=dict(rows=len(per['b']), sha256=file_digest(table)),
                   torch_threads=torch.get_num_threads(),
                   metrics=metrics, trajectory=trajectory, config=asdict(cfg))
     atomic_write_bytes(out / 'results' / f'{run.name}.json',
