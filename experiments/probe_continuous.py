@@ -6,12 +6,11 @@ held-out figures at every evaluation and a diagnosis of the trained model (what 
 how the posterior means cluster). `--quick` runs the same code on the tiny preset (make test), not results."""
 import argparse, json, multiprocessing, statistics, time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict
 from pathlib import Path
 
 import torch
 
-from inverse_surprisal.config import merge_overrides
+from inverse_surprisal.config import merge_overrides, stored_form
 
 HERE = Path(__file__).resolve().parent
 # today's continuous model in the probe: the preset's continuous settings without what this probe found (the token maps
@@ -89,7 +88,7 @@ def run_piece(variant: str, seed: int, out: str, quick: bool=False) -> dict:
     tr = Trainer(cfg, folder, progress=False)
     final = tr.fit()
     evals = [e for e in map(json.loads, (folder / 'metrics.jsonl').read_text().splitlines()) if e['phase'] == 'eval']
-    record = dict(variant=variant, seed=seed, what=VARIANTS[variant][0], prototype=proto, config=asdict(cfg),
+    record = dict(variant=variant, seed=seed, what=VARIANTS[variant][0], prototype=proto, config=stored_form(cfg),
                   torch_threads=1, final=final, diagnosis=diagnose(tr),
                   trajectory=[{k: e.get(k) for k in ('step', 'information_gain', 'oracle_information', 'kl', 'probe_joint',
                                                       'oracle_map_accuracy', 'recon_nll')} for e in evals])

@@ -107,7 +107,8 @@ def _config_from_args(a) -> RunConfig:
     if a.config and 'preset' in over:
         raise ValueError("preset names the preset a run was made from: choose a preset with "
                          "--preset, not --set preset=")
-    if a.config: cfg = from_dict(RunConfig, merge_overrides(asdict(load_config(a.config)), over))
+    if a.config:        # a file a person wrote (or a run's config.json: that one names its version)
+        cfg = from_dict(RunConfig, merge_overrides(asdict(load_config(a.config, hand_written=True)), over))
     else: cfg = make_config(a.preset or ('text' if a.data else 'demo'), over)
     command, objective = getattr(a, 'command', 'train'), over.get('objective', {})
     # compare sets each run's term, seed and matched beta; from flags or --set alike

@@ -4,11 +4,11 @@
 
 # %% auto #0
 __all__ = ['FAMILIES', 'DATA_SHAPE', 'FAMILY_CONFIGS', 'ModelConfig', 'DISCOVERY', 'OBJECTIVE', 'PRESETS', 'CONTINUOUS',
-           'CONTINUOUS_PRESETS', 'MOVED', 'WAS', 'TaskConfig', 'check_model_choices', 'family_defaults',
-           'family_fields', 'task_shape', 'model_config', 'check_own_data_only', 'DataConfig', 'check_learning_rate',
-           'BaseConfig', 'check_run_numbers', 'check_run_model', 'RunConfig', 'from_dict', 'merge_overrides',
-           'make_config', 'build_model', 'parse_override', 'save_config', 'stored_config', 'load_config', 'config_diff',
-           'with_absolute_paths']
+           'CONTINUOUS_PRESETS', 'MOVED', 'WAS', 'CONFIG_VERSION', 'TaskConfig', 'check_model_choices',
+           'family_defaults', 'family_fields', 'task_shape', 'model_config', 'check_own_data_only', 'DataConfig',
+           'check_learning_rate', 'BaseConfig', 'check_run_numbers', 'check_run_model', 'RunConfig', 'from_dict',
+           'merge_overrides', 'make_config', 'build_model', 'parse_override', 'stored_form', 'save_config',
+           'stored_config', 'load_config', 'config_diff', 'with_absolute_paths']
 
 # %% ../nbs/09_config.ipynb #1318fa56
 import copy
@@ -459,11 +459,18 @@ def parse_override(item: str, # `key.path=value`, as `--set` takes it
     return out
 
 # %% ../nbs/09_config.ipynb #ae15aa18
+# the stored form's version; files written before 2026-12-05 carry none, and are read through MOVED and WAS
+CONFIG_VERSION = 2
+
+def stored_form(cfg: RunConfig) -> dict:
+    "The configuration as files keep it: `CONFIG_VERSION`, then its fields nested as the dataclasses are."
+    return dict(version=CONFIG_VERSION, **asdict(cfg))
+
 def save_config(cfg: RunConfig, # the resolved configuration
                 path, # the JSON file to write
                ) -> None:
-    "Write the resolved configuration as JSON (atomically)."
-    atomic_write_bytes(Path(path), (json.dumps(asdict(cfg), indent=1) + '\n').encode())
+    "Write the resolved configuration as JSON (atomically), in its stored form."
+    atomic_write_bytes(Path(path), (json.dumps(stored_form(cfg), indent=1) + '\n').encode())
 
 # %% ../nbs/09_config.ipynb #7c1d0a01
 def _section(d: dict, keys: list, create: bool=False):
@@ -475,11 +482,22 @@ def _section(d: dict, keys: list, create: bool=False):
     return d
 
 def stored_config(d: dict, # a configuration as a run directory, checkpoint or record stored it
+                  hand_written: bool=False, # True: a person wrote it; without a version it is today's
                  ) -> RunConfig:
-    """A stored configuration as a `RunConfig`, each setting in `MOVED` read at its new home, each
-    one in `WAS` it leaves out at its default of then."""
+    """A stored configuration as a `RunConfig`. One without a version was stored before versions
+    (unless `hand_written`): each setting in `MOVED` is read at its new home, each one in `WAS` it
+    leaves out at its default of then."""
     if not isinstance(d, dict): return from_dict(RunConfig, d)     # which names what is wrong
     d = copy.deepcopy(d)
+    version = d.pop('version', None)
+    if version not in (None, CONFIG_VERSION):
+        raise ValueError(f"version must be {CONFIG_VERSION} (or absent), got {version!r}: a "
+                         "configuration stored by another version of this package")
+    if version is None and not hand_written: _read_old(d)
+    return from_dict(RunConfig, d)
+
+def _read_old(d: dict):
+    "A configuration stored before versions, in place: moved settings at their new homes, old defaults."
     for old, new in MOVED.items():
         (*at, name), (*new_at, new_name) = old.split('.'), new.split('.')
         src = _section(d, at)
@@ -492,10 +510,10 @@ def stored_config(d: dict, # a configuration as a run directory, checkpoint or r
     for path, then in WAS.items():
         *at, name = path.split('.')
         if (section := _section(d, at)) is not None: section.setdefault(name, then)
-    return from_dict(RunConfig, d)
 
 # %% ../nbs/09_config.ipynb #165603a6
-def load_config(path, # a JSON file written by `save_config`
+def load_config(path, # a JSON file written by `save_config` (or by a person: `hand_written`)
+                hand_written: bool=False, # `stored_config`'s: without a version, read as today's
                ) -> RunConfig:
     """Read a configuration written by `save_config` (by any version: `stored_config`), validating
     every field; errors name the file."""
@@ -503,7 +521,7 @@ def load_config(path, # a JSON file written by `save_config`
     except FileNotFoundError: raise ValueError(f"config file {path}: no such file") from None
     except (json.JSONDecodeError, UnicodeDecodeError, IsADirectoryError) as e:
         raise ValueError(f"config file {path}: not a JSON config ({e})") from None
-    try: return stored_config(d)
+    try: return stored_config(d, hand_written)
     except (ValueError, TypeError) as e: raise ValueError(f"config file {path}: {e}") from None
 
 # %% ../nbs/09_config.ipynb #4f2d77a1

@@ -26,7 +26,7 @@ import torch
 
 from .clustering import BeyondContext, nmi_beyond_context
 from .config import (FAMILIES, RunConfig, config_diff, from_dict, make_config,
-                                      merge_overrides, stored_config)
+                                      merge_overrides, stored_config, stored_form)
 from .distributed import dist_info, on_rank0
 from .files import atomic_open, atomic_write_bytes, file_digest
 from .nn import posterior_and_prior
@@ -334,7 +334,7 @@ def _train_run(out: Path, run: GridRun, cfg: RunConfig, shared: Path=None,
                   units={c: PER_EXAMPLE_COLUMNS[c] for c in per},
                   table=dict(rows=len(per['b']), sha256=file_digest(table)),
                   torch_threads=torch.get_num_threads(),
-                  metrics=metrics, trajectory=trajectory, config=asdict(cfg))
+                  metrics=metrics, trajectory=trajectory, config=stored_form(cfg))
     atomic_write_bytes(out / 'results' / f'{run.name}.json',
                        (json.dumps(record, indent=1) + '\n').encode())
     return record, tr

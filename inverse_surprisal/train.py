@@ -6,7 +6,6 @@
 __all__ = ['Trainer', 'cvae_lr_factor']
 
 # %% ../nbs/09b_train.ipynb #1b96bdc9
-import dataclasses
 import json
 import math
 import sys
@@ -22,7 +21,7 @@ from torch import nn
 # %% ../nbs/09b_train.ipynb #789c9661
 from .base_model import autocast, build_base, train_base_model
 from .cache import build_cache, served_surprisals
-from .config import RunConfig, save_config
+from .config import RunConfig, save_config, stored_form
 from .data import OwnData, TaskData
 from .distributed import (batch_indices, ddp_wrap, default_device, dist_info, global_mean,
                                            on_rank0)
@@ -271,7 +270,7 @@ def _evaluate_and_save(self: Trainer, model: nn.Module, opt: torch.optim.Optimiz
         save_checkpoint(self.out / CVAE_CKPT, model=model.state_dict(),
                         optimizer=opt.state_dict(), step=step, rng=rng_state(gen),
                         evals=json.dumps(evals), wall_seconds=time.perf_counter() - t0,
-                        config=json.dumps(dataclasses.asdict(self.cfg)))
+                        config=json.dumps(stored_form(self.cfg)))
     if self.world > 1: dist.barrier()
 
 # %% ../nbs/09b_train.ipynb #9207a7ee
