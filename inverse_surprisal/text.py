@@ -52,14 +52,21 @@ def _decoded(path: Path) -> str:
                          "file as UTF-8") from None
 
 # %% ../nbs/03a_text.ipynb #90506ef6
+def _twice(names: list) -> list: # the names given more than once, sorted
+    return sorted({n for n in names if names.count(n) > 1})
+
+def _keys_once(items: list) -> dict:
+    "A JSON object whose keys are each given once (`json.loads` keeps the last of two without a word)."
+    if twice := _twice([k for k, _ in items]): raise ValueError(f"duplicated key(s) {twice}")
+    return dict(items)
+
 def _csv_records(path: Path, text: str):
     "(line number, {column: field}) per non-blank row; every row has the header's fields."
     # a field may be as long as the file (the module's default stops at 131072 characters)
     csv.field_size_limit(max(csv.field_size_limit(), len(text)))
     reader = csv.reader(io.StringIO(text, newline=''))
     header = next(reader, [])
-    twice = sorted({h for h in header if header.count(h) > 1})
-    if twice: raise ValueError(f"{path}, line 1: duplicated column name(s) {twice}")
+    if twice := _twice(header): raise ValueError(f"{path}, line 1: duplicated column name(s) {twice}")
     for row in reader:
         if not row: continue
         if len(row) != len(header):
@@ -91,9 +98,10 @@ def read_pairs(path, # a .jsonl file (one object per line), a .csv file with a h
         # '\n' only: JSON strings may hold other line separators (U+2028)
         for n, line in enumerate(text.split('\n'), 1):
             if not line.strip(): continue
-            try: rec = json.loads(line)
+            try: rec = json.loads(line, object_pairs_hook=_keys_once)
             except json.JSONDecodeError as e:
                 raise ValueError(f"{path}, line {n}: not JSON ({e.msg})") from None
+            except ValueError as e: raise ValueError(f"{path}, line {n}: {e}") from None
             pairs.append(_pair(rec, x_key, y_key, f"{path}, line {n}"))
     if not pairs: raise ValueError(f"data file {path} holds no pairs")
     return pairs
@@ -104,6 +112,7 @@ def _column_pairs(where: str, # the file, for the messages
                   column, # column(name) -> its values as a list
                   x_key: str, y_key: str) -> list:
     "(x, y) pairs of a table's two columns, each row checked as a record."
+    if twice := _twice(names): raise ValueError(f"{where}: duplicated column name(s) {twice}")
     missing = [k for k in (x_key, y_key) if k not in names]
     if missing: raise ValueError(f"{where}: missing column(s) {missing}, got columns {sorted(names)}")
     pairs = [_pair({x_key: x, y_key: y}, x_key, y_key, f"{where}, row {i}")

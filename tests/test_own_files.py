@@ -149,6 +149,16 @@ def test_csv_rows_are_read_strictly(tmp_path, text, message):
     with pytest.raises(ValueError) as e: read_pairs(tmp_path / 'p.csv')
     assert message in str(e.value) and 'p.csv' in str(e.value), str(e.value)
 
+def test_a_name_given_twice_is_refused_in_every_format(tmp_path):
+    "Parquet read the first of two columns named y, and json.loads keeps the last of two keys: both without a word."
+    import pyarrow as pa, pyarrow.parquet as pq
+    from inverse_surprisal.text import read_pairs
+    pq.write_table(pa.Table.from_arrays([pa.array(['a']), pa.array(['b']), pa.array(['c'])], names=['x', 'y', 'y']),
+                   tmp_path / 'p.parquet')
+    with pytest.raises(ValueError, match=r"p.parquet: duplicated column name\(s\) \['y'\]"): read_pairs(tmp_path / 'p.parquet')
+    (tmp_path / 'p.jsonl').write_text('{"x": "a", "y": "b"}\n{"x": "a", "y": "b", "y": "c"}\n')
+    with pytest.raises(ValueError, match=r"p.jsonl, line 2: duplicated key\(s\) \['y'\]"): read_pairs(tmp_path / 'p.jsonl')
+
 def test_encodings(tmp_path):
     from inverse_surprisal.text import read_pairs
     (tmp_path / 'bom.csv').write_bytes('\ufeffx,y\na,b\n'.encode())              # as spreadsheets write it
