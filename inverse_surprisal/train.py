@@ -22,7 +22,7 @@ from torch import nn
 from .base_model import autocast, build_base, train_base_model
 from .cache import build_cache, served_surprisals
 from .config import RunConfig, save_config, stored_form
-from .data import OwnData, TaskData
+from .data import DataError, OwnData, TaskData
 from .distributed import (batch_indices, ddp_wrap, default_device, dist_info, global_mean,
                                            on_rank0)
 from .files import atomic_write_bytes
@@ -59,6 +59,12 @@ class Trainer:
         # configuration with absolute paths)
         self.data = (OwnData if cfg.data.path else TaskData)(cfg, self.device, self.rank)
         self.cfg, self.train_set, self.eval_set = self.data.cfg, self.data.train_set, self.data.eval_set
+        codes = self.cfg.start.codes           # the start clusters the training pairs into the codes
+        if codes in ('mixture', 'kmeans') and len(self.train_set) < math.prod(self.cfg.model.code_sizes):
+            raise DataError(f"{len(self.train_set)} training pairs, fewer than the "
+                             f"{math.prod(self.cfg.model.code_sizes)} codes start.codes={codes!r} "
+                             "clusters them into: give more pairs, fewer codes (model.code_sizes), or "
+                             "start.codes='random'")
 
 # %% ../nbs/09b_train.ipynb #284c16d4
 @patch

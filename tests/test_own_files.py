@@ -136,6 +136,13 @@ def test_duplicate_pairs_stay_together(saved, tmp_path):
     only = tmp_path / 'same.jsonl'; only.write_text('\n'.join([lines[0]] * 30) + '\n')
     refused(own_run(saved, tmp_path / 's', only, check=False), '1 distinct pair')
 
+def test_fewer_training_pairs_than_codes_is_refused_before_any_work(saved, tmp_path):
+    "The text preset's start clusters the training pairs into its codes: k-means died on 2 pairs after scoring."
+    lines = (saved / 'pairs.jsonl').read_text().splitlines()
+    few = tmp_path / 'few.jsonl'; few.write_text('\n'.join(lines[:6]) + '\n')
+    refused(own_run(saved, tmp_path / 'r', few, check=False), 'training pairs, fewer than the 8 codes', "start.codes='mixture'")
+    assert not (tmp_path / 'r').exists()
+
 # 6. data files read strictly
 
 @pytest.mark.parametrize('text, message', [
