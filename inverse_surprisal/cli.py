@@ -117,6 +117,9 @@ def _config_from_args(a) -> RunConfig:
     if command == 'compare' and given:
         raise ValueError(f"{given[0]}: compare sets this itself (every reconstruction term on each of "
                          f"--seeds, at matched beta); leave out --recon, --seed and --set {given[0]}")
+    if command == 'compare' and (min(a.seeds) < 0 or len(set(a.seeds)) < len(a.seeds)):
+        raise ValueError(f"--seeds must be distinct ints >= 0 (one run of every term each), got "
+                         f"{' '.join(map(str, a.seeds))}")
     # compare runs every term, the example term among them
     if command == 'train' and a.eps is not None and cfg.objective.recon != 'example':
         raise ValueError(f"--eps is the example-level term's (--recon example); the "

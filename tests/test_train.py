@@ -126,6 +126,10 @@ def test_file_errors_are_one_line(tmp_path):
                       (['--preset', 'tiny', '--out', a_file], f"--out {a_file} is a file, not a run directory")):
         res = run(*CLI, 'train', *args, '--no-progress', check=False)
         assert res.returncode == 2 and msg in res.stderr and 'Traceback' not in res.stderr, (args, res.stderr)
+    for seeds in (['0', '0'], ['-1']):       # compare's seeds: one line each, before any run
+        res = run(*CLI, 'compare', '--preset', 'tiny', '--seeds', *seeds, '--out', tmp_path / 'c', check=False)
+        assert res.returncode == 2 and 'Traceback' not in res.stderr and not (tmp_path / 'c').exists(), res.stderr
+        assert res.stderr.splitlines()[-1].endswith(f"--seeds must be distinct ints >= 0 (one run of every term each), got {' '.join(seeds)}")
 
 # the demo's task and discovery model (12 classes, batch 64: large enough for the kernels that once differed between
 # processes), with the exact b* and 8 steps so that it takes seconds; 2 threads, as on the CI machine
