@@ -102,6 +102,9 @@ def read_pairs(path, # a .jsonl file (one object per line), a .csv file with a h
             except json.JSONDecodeError as e:
                 raise ValueError(f"{path}, line {n}: not JSON ({e.msg})") from None
             except ValueError as e: raise ValueError(f"{path}, line {n}: {e}") from None
+            except RecursionError:
+                raise ValueError(f"{path}, line {n}: nested too deep to read (objects or lists within "
+                                 "each other thousands of levels deep); a pair is two strings") from None
             pairs.append(_pair(rec, x_key, y_key, f"{path}, line {n}"))
     if not pairs: raise ValueError(f"data file {path} holds no pairs")
     return pairs
@@ -125,9 +128,15 @@ def _parquet_pairs(path: Path, x_key: str, y_key: str) -> list:
     except ImportError: raise ImportError("a .parquet data file needs pyarrow: pip install 'inverse_surprisal[hf]'") from None
     try: f = pq.ParquetFile(path)
     except Exception as e: raise ValueError(f"data file {path}: not a Parquet file ({e})") from None
-    names = f.schema_arrow.names
-    read = lambda k: f.read(columns=[k]).column(0).to_pylist()
-    return _column_pairs(path, names, read, x_key, y_key)
+    def read(k): # a column's values, row group by row group, so that a damaged one is named
+        values = []
+        for g in range(f.num_row_groups):
+            try: values += f.read_row_group(g, columns=[k]).column(0).to_pylist()
+            except (OSError, ValueError) as e:      # pyarrow's: 'Couldn't deserialize thrift', ...
+                raise ValueError(f"data file {path}: column {k!r}, row group {g} of {f.num_row_groups} "
+                                 f"cannot be read, the file is damaged ({' '.join(str(e).split())})") from None
+        return values
+    return _column_pairs(path, f.schema_arrow.names, read, x_key, y_key)
 
 def _dataset_folder_pairs(path: Path, x_key: str, y_key: str) -> list:
     try: import datasets
@@ -137,6 +146,7 @@ def _dataset_folder_pairs(path: Path, x_key: str, y_key: str) -> list:
         raise ValueError(f"data folder {path}: not a folder written by datasets' save_to_disk ({type(e).__name__})") from None
     if isinstance(ds, datasets.DatasetDict):
         raise ValueError(f"data folder {path} holds the splits {sorted(ds)}: name one, e.g. {path / sorted(ds)[0]}")
+    ds = ds.with_format(None)       # the columns as stored, whatever view (set_format) it was saved with
     return _column_pairs(path, ds.column_names, lambda k: ds[k], x_key, y_key)
 
 # %% ../nbs/03a_text.ipynb #e250db46
