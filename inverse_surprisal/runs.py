@@ -95,6 +95,8 @@ def encode(run: OpenRun, # `load_run`'s
           ) -> dict: # name -> (n, ...) tensor on the CPU
     """Each pair's posterior and prior: code probabilities and the most probable code (discrete; EM's
     own posterior q* with `eval_posterior='model'`), mean and log-variance (continuous)."""
+    if pairs is not None and len(pairs) == 0:
+        raise ValueError("pairs is empty: give at least one (x, y) pair, or None for the held-out split")
     dev, parts, model = run.trainer.device, [], run.model.eval()
     for ids, ym, att, b in _batches(run, pairs, batch_size):
         att = None if att is None else att.to(dev)

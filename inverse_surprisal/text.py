@@ -212,6 +212,10 @@ def load_causal_lm(path, # a folder written by an `AutoModelForCausalLM`'s `save
     try: config = transformers.AutoConfig.from_pretrained(str(path), local_files_only=True)
     except (OSError, ValueError) as e:
         raise ValueError(f"base model folder {path}: no causal LM there ({e})") from None
+    # huggingface_hub's StrictDataclassError (neither of the above): a field of the wrong type
+    except Exception as e:
+        raise ValueError(f"base model folder {path}: its config.json is refused "
+                         f"({' '.join(str(e).split())})") from None
     _check_architectures(path, config, transformers)
     # a damaged weights file fails in the loader's own ways: each is this folder's error
     try: model, info = transformers.AutoModelForCausalLM.from_pretrained(

@@ -50,6 +50,7 @@ def test_load_run_and_encode_match_the_trainer(trained):
     # new pairs of strings, tokenised with the run's tokenizer
     x, y = read_pairs(tr.cfg.data.path)[0]
     assert len(next(iter(encode(opened, [(x, y), (x, y)]).values()))) == 2
+    with pytest.raises(ValueError, match='pairs is empty'): encode(opened, [])      # IndexError before
 
 def test_export_columns_and_units(trained, tmp_path):
     family, tr, out = trained
