@@ -1,16 +1,21 @@
 """Every notebook runs once under a real Jupyter kernel (nbclient + ipykernel): this is `make test`'s run of the
 notebooks. The cells are those `nbdev_test` runs (cells flagged `#| slow` and `#| eval: false` are left out), and
 each cell that shows a figure or a widget in the committed notebook must show one again. Each notebook runs in a
-process of its own (`python tests/test_notebooks.py NAME`), which prints the time each cell starts. Now and then a
-run stops making progress while kernel and client wait idle: 11_explorer in the long-lived test process (1 of 2 full
-runs on 2026-12-04, until the 900 s cell timeout), and in a process of its own in 2 of 7 full runs on 2026-12-05 (one
-went on about 12 minutes, one was killed at 480 s; none in 92 runs of one notebook). The one stall whose cell was
-printed hung at 11_explorer's `widget()` cell: nbclient's known, still open hang on cells that make ipywidgets
-(jupyter/nbclient#312). A notebook still running after `STALL` seconds (the slowest takes about 100 s beside the
-other test worker) is killed with its kernel and run once more; the first run's cell times go to the warnings
-summary, so that each stall says where it stood."""
+process of its own (`python tests/test_notebooks.py NAME`), which prints the time each cell starts.
+
+Why runs stalled, and what ends it. 11_explorer's `widget()` cell stalled in 2 of 7 full runs on 2026-12-05 (and
+once more on a fresh clone that day): kernel and client both idle. Under load (11_explorer twice at once beside a busy
+core) it stalls in 6 of 7 runs, and nbclient's debug log shows where: the kernel has finished (IOPub says idle) and
+its execute_reply lies in the client's shell socket, but the client's asyncio poll of that socket misses the
+readiness edge (pyzmq's zmq.asyncio poll on an edge-triggered ZMQ_FD) and finds the reply only when the poll's
+timeout fires; with a 40 s cell timeout every slow run took 39 s more, with the 900 s one a run sat until killed.
+`SlicedPollClient` looks at the shell and IOPub sockets at least every `SLICE` seconds, so a missed edge costs at
+most that: 0 of 50 runs stalled under the same load (the slowest 11 s), nor 0 of 40 through this file. A notebook still running after `STALL`
+seconds is still killed with its kernel and run once more, now a guard only; the first run's cell times go to the
+warnings summary."""
 import re, subprocess, sys, time, warnings
 from pathlib import Path
+from queue import Empty
 
 import nbformat
 import psutil
@@ -22,6 +27,28 @@ NOTEBOOKS = sorted(p.name for p in NBS.glob('*.ipynb') if not p.name.startswith(
 SKIP = re.compile(r'^\s*#\s*\|\s*(slow\b|eval:\s*false\b)', re.M)
 SHOWN = ('image/png', 'application/vnd.jupyter.widget-view+json')
 STALL = 300
+SLICE = 0.5   # seconds: the longest the client waits on a channel before looking at its socket again
+
+def sliced(get_msg, every: float=SLICE):
+    "A channel's `get_msg` that polls at most `every` s at a time, so that a missed readiness edge costs `every` s."
+    async def get(timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            step = every if deadline is None else min(every, max(0.0, deadline - time.monotonic()))
+            try: return await get_msg(timeout=step)
+            except Empty:
+                if deadline is not None and time.monotonic() >= deadline: raise
+    return get
+
+def sliced_poll_client():
+    "nbclient's NotebookClient, its shell and IOPub waits `sliced` (the module docstring says why)."
+    from nbclient import NotebookClient
+    class SlicedPollClient(NotebookClient):
+        async def async_start_new_kernel_client(self):
+            kc = await super().async_start_new_kernel_client()
+            for channel in (kc.shell_channel, kc.iopub_channel): channel.get_msg = sliced(channel.get_msg)
+            return kc
+    return SlicedPollClient
 
 def quick_cells(nb):
     "The code cells nbdev_test runs: without the `#| slow` and `#| eval: false` ones."
@@ -33,7 +60,6 @@ def shown(cell) -> set:
 
 def run_notebook(name: str):
     "Execute the notebook's quick cells in a new kernel; raise on a failing cell or a figure or widget gone."
-    from nbclient import NotebookClient
     nb = nbformat.read(NBS / name, as_version=4)
     nb.cells = quick_cells(nb)
     committed = [shown(c) for c in nb.cells]
@@ -41,8 +67,8 @@ def run_notebook(name: str):
         if c.cell_type == 'code': c.outputs = []
     def starts(cell, cell_index, **_):
         print(f"{time.strftime('%T')} cell {cell_index} ({cell.get('id')}) starts", file=sys.stderr, flush=True)
-    client = NotebookClient(nb, timeout=900, kernel_name='python3', resources={'metadata': {'path': str(NBS)}},
-                            on_cell_start=starts)
+    client = sliced_poll_client()(nb, timeout=900, kernel_name='python3',
+                                  resources={'metadata': {'path': str(NBS)}}, on_cell_start=starts)
     client.execute()                                          # raises CellExecutionError with the failing cell
     print(f"{time.strftime('%T')} every cell ran, the kernel is shut down", file=sys.stderr, flush=True)
     lost = [c.get('id') for c, kinds in zip(nb.cells, committed) if not kinds <= shown(c)]
@@ -51,6 +77,19 @@ def run_notebook(name: str):
 def test_quick_cells_leave_out_slow_ones():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in ('x = 1', '#| slow\nx = 2', '#|eval: false\nx = 3', '# x = 4')])
     assert [c.source for c in quick_cells(nb)] == ['x = 1', '# x = 4']
+
+def test_sliced_poll_looks_again_and_keeps_the_deadline():
+    import asyncio
+    looks = []
+    async def get_msg(timeout=None):       # the reply is there, but the first two looks miss its edge
+        looks.append(timeout)
+        if len(looks) < 3: raise Empty
+        return 'reply'
+    assert asyncio.run(sliced(get_msg, every=0.01)(timeout=5)) == 'reply' and looks == [0.01] * 3
+    async def never(timeout=None): await asyncio.sleep(timeout); raise Empty
+    t = time.monotonic()
+    with pytest.raises(Empty): asyncio.run(sliced(never, every=0.01)(timeout=0.05))
+    assert 0.05 <= time.monotonic() - t < 1
 
 def test_every_notebook_is_in_the_sidebar():
     "A notebook left out of the sidebar is a page nobody can reach in the docs."
