@@ -8,20 +8,23 @@ classical clusterings of the same texts? Two corpora reachable offline, each wit
 Per corpus: n_pairs pairs (a quarter held out by the trainer's own split), a byte-level BPE tokenizer and a 2-layer GPT-2
 base trained here on n_pairs *other* pairs. Per arm and seed: the `text` preset with 16 codes and the arm's settings;
 printed every eval: KL, l0 - l (the code), b - l0 (the decoder), then codes used, the code's NMI with the categories
-beyond x (less its chance level), AMI, and each code's most characteristic y words; beside it TF-IDF k-means and a
-mixture of unigrams with 16 clusters, fitted on the same training pairs and judged on the same held-out pairs.
+beyond x (less its chance level), AMI, and each code's most characteristic y words; beside it the clusterings a
+researcher would try (TF-IDF k-means, a mixture of unigrams, LDA, k-means on all-MiniLM-L6-v2 sentence embeddings), 16
+clusters each, fitted on the same training pairs and judged on the same held-out pairs.
 A curve's codes_used is the trainer's (joint codes holding >= 1% of the held-out posterior); records made before it
 was carry codes_argmax_used (codes that are the argmax for >= 1% of the held-out pairs, the code's `used` below).
 Resumable: each finished piece is a JSON file in experiments/real_text/results/ (skipped on the next start; refused when its
 settings changed); work files (pairs, base, runs) live in experiments/real_text/work/ (not in git).
-Usage: python experiments/probe_real_text.py CORPUS ARM[,ARM...] SEED[,SEED...] [--steps N] [--out DIR]
+Usage: python experiments/probe_real_text.py CORPUS ARM[,ARM...] SEED[,SEED...] [--steps N] [--out DIR] [--encoder DIR]
+       python experiments/probe_real_text.py CORPUS baselines SEED[,SEED...]   (the clusterings alone: no base model)
        python experiments/probe_real_text.py planted ARM SEED --quick --out DIR   (make test's tiny version)"""
 import argparse
 import json, subprocess, time
 from pathlib import Path
 import torch, tokenizers, transformers
 from sklearn.metrics import adjusted_mutual_info_score
-from inverse_surprisal.clustering import (characteristic_words, fit_mixture_of_unigrams, nmi_beyond_context,
+from inverse_surprisal.clustering import (MINILM_WHEEL, characteristic_words, embedding_kmeans, fit_mixture_of_unigrams,
+                                          lda_topics, minilm_folder, nmi_beyond_context, sentence_embeddings,
                                           tfidf_kmeans, word_counts)
 from inverse_surprisal.config import config_diff, make_config, stored_config
 from inverse_surprisal.text import TextPairs, collate, held_out_split, read_pairs
@@ -98,15 +101,18 @@ def planted_rows():
 
 CORPORA = dict(wordnet=wordnet_rows, debian=debian_rows, planted=planted_rows)
 
-def train_base(pairs: list, # (x, y) the GPT-2 is trained on
-               texts: list, # (x, y) the byte-level BPE is trained on
-               folder: Path, vocab: int, min_frequency: int, positions: int, width: int, layers: int, steps: int,
-               every: int, label: str=''):
-    "A byte-level BPE tokenizer and a GPT-2 trained on p(y|x) (AdamW, batch 64, seed 0), both saved to `folder`."
+def train_tokenizer(texts: list, # (x, y) the byte-level BPE is trained on
+                    vocab: int=2000, min_frequency: int=1):
+    "The corpus's byte-level BPE tokenizer (the same texts give the same tokenizer)."
     bpe = tokenizers.ByteLevelBPETokenizer()
     bpe.train_from_iterator([x + ' ' + y for x, y in texts], vocab_size=vocab, min_frequency=min_frequency,
                             special_tokens=['<pad>', '<eos>'])
-    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, pad_token='<pad>', eos_token='<eos>')
+    return transformers.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, pad_token='<pad>', eos_token='<eos>')
+
+def train_base(pairs: list, # (x, y) the GPT-2 is trained on
+               tok, # `train_tokenizer`'s
+               folder: Path, positions: int, width: int, layers: int, steps: int, every: int, label: str=''):
+    "A GPT-2 trained on p(y|x) (AdamW, batch 64, seed 0), saved to `folder` with its tokenizer."
     data = TextPairs(pairs, tok, max_len=positions, too_long='drop')
     torch.manual_seed(0)
     lm = transformers.GPT2LMHeadModel(transformers.GPT2Config(
@@ -122,8 +128,9 @@ def train_base(pairs: list, # (x, y) the GPT-2 is trained on
         if step % every == every - 1: print(f'{label}base step {step + 1}: {loss.item():.3f} nats per y token', flush=True)
     tok.save_pretrained(folder); lm.save_pretrained(folder)
 
-def prepare(corpus, work_dir):
-    "The pairs file (with its categories), and the tokenizer and base model trained on other pairs of the corpus."
+def prepare(corpus, work_dir, base: bool=True):
+    """The pairs file (with its categories), and the tokenizer and base model trained on other pairs of the corpus
+    (without `base`, the tokenizer alone: enough for the split and the baselines)."""
     work = work_dir / corpus; work.mkdir(parents=True, exist_ok=True)
     pairs_path, base_dir = work / 'pairs.jsonl', work / 'base'
     if not pairs_path.exists():
@@ -134,11 +141,14 @@ def prepare(corpus, work_dir):
         (work / 'base_pairs.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in recs[S['n_pairs']:]))
         pairs_path.write_text(''.join(json.dumps(r) + '\n' for r in recs[:S['n_pairs']]))
         print(f'{corpus}: {len(rows)} rows, {len(cats)} categories', flush=True)
-    if not (base_dir / 'config.json').exists():
+    if not (base_dir / 'tokenizer.json').exists() or (base and not (base_dir / 'config.json').exists()):
         t0, pairs = time.perf_counter(), read_pairs(work / 'base_pairs.jsonl')
-        train_base(pairs, pairs + read_pairs(pairs_path), base_dir, vocab=2000, min_frequency=1, positions=64,
-                   width=64, layers=2, steps=S['base_steps'], every=200, label=f'{corpus} ')
-        print(f'{corpus} base: {time.perf_counter() - t0:.0f} s', flush=True)
+        tok = train_tokenizer(pairs + read_pairs(pairs_path))
+        if not base: tok.save_pretrained(base_dir)
+        else:
+            train_base(pairs, tok, base_dir, positions=64, width=64, layers=2, steps=S['base_steps'], every=200,
+                       label=f'{corpus} ')
+            print(f'{corpus} base: {time.perf_counter() - t0:.0f} s', flush=True)
     return pairs_path, base_dir
 
 def split(pairs_path, base_dir, seed):
@@ -158,15 +168,39 @@ def judged(code, held, train_counts=None):
     return dict(nmi_beyond_x=beyond.nmi, chance=beyond.chance, above_chance=beyond.above_chance,
                 ami=adjusted_mutual_info_score(label.numpy(), code.numpy()), used=int((share >= 0.01).sum()))
 
-def baselines(corpus, seed, train, held, results):
-    "TF-IDF k-means and a mixture of unigrams (16 clusters each) fitted on the training pairs' y, judged on held-out."
+# the clusterings a researcher would try on the same y texts, each with 16 clusters
+JUDGES = ('tfidf_kmeans', 'mixture_of_unigrams', 'lda', 'embedding_kmeans')
+
+def embeddings_of(texts: list, encoder: Path, cache: Path) -> dict:
+    "{text: sentence embedding} of `encoder`, computed once per corpus and kept in `cache` (texts and rows)."
+    if cache.exists():
+        kept = torch.load(cache)
+        if kept['encoder'] == encoder.name and set(texts) <= set(kept['texts']):
+            return dict(zip(kept['texts'], kept['embeddings']))
+    uniq = sorted(set(texts))
+    t0, emb = time.perf_counter(), sentence_embeddings(uniq, encoder)
+    print(f'{len(uniq)} texts embedded with {encoder.name}: {time.perf_counter() - t0:.0f} s', flush=True)
+    torch.save(dict(encoder=encoder.name, texts=uniq, embeddings=emb), cache)
+    return dict(zip(uniq, emb))
+
+def baselines(corpus, seed, train, held, results, encoder: Path=None, cache: Path=None):
+    """The classical clusterings of `JUDGES` fitted on the training pairs' y, judged on the held-out pairs; a record
+    that lacks some gets them (train None: the record as it is; embedding k-means needs `encoder`)."""
     out = results / f'{corpus}_baselines_s{seed}.json'
-    if out.exists(): return json.loads(out.read_text())
+    rec = json.loads(out.read_text()) if out.exists() else {}
+    todo = [j for j in JUDGES if j not in rec and (j != 'embedding_kmeans' or encoder is not None)]
+    if train is None or not todo: return rec
     ty, hy = [r['y'] for r in train], [r['y'] for r in held]
-    km = tfidf_kmeans(ty, hy, K, seed)[1]
-    tr_counts, ev_counts, words = word_counts(ty, hy)
-    mix = fit_mixture_of_unigrams(tr_counts, K, seed)[0].responsibilities(ev_counts).argmax(1)
-    rec = dict(tfidf_kmeans=judged(km, held), mixture_of_unigrams=judged(mix, held))
+    for judge in todo:
+        if judge == 'tfidf_kmeans': code = tfidf_kmeans(ty, hy, K, seed)[1]
+        elif judge == 'lda': code = lda_topics(ty, hy, K, seed)[1]
+        elif judge == 'mixture_of_unigrams':
+            tr_counts, ev_counts, _ = word_counts(ty, hy)
+            code = fit_mixture_of_unigrams(tr_counts, K, seed)[0].responsibilities(ev_counts).argmax(1)
+        else:
+            e = embeddings_of(ty + hy, encoder, cache)
+            code = embedding_kmeans(torch.stack([e[y] for y in ty]), torch.stack([e[y] for y in hy]), K, seed)[1]
+        rec[judge] = judged(code, held)
     out.write_text(json.dumps(rec, indent=1))
     return rec
 
@@ -227,20 +261,27 @@ def show(rec):
 def main(argv=None):
     global S
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('corpus', choices=sorted(CORPORA)); ap.add_argument('arms'); ap.add_argument('seeds')
+    ap.add_argument('corpus', choices=sorted(CORPORA))
+    ap.add_argument('arms', help="arms, comma-separated; 'baselines': the classical clusterings alone (no base model)")
+    ap.add_argument('seeds')
     ap.add_argument('--steps', type=int, default=300); ap.add_argument('--out', default=str(HERE))
+    ap.add_argument('--encoder', help='the sentence encoder folder of the embedding k-means (default: all-MiniLM-L6-v2 '
+                                      f'from the PyPI wheel {MINILM_WHEEL}, when installed)')
     ap.add_argument('--quick', action='store_true', help="make test's sizes")
     a = ap.parse_args(argv)
     S = SIZES['quick' if a.quick else 'full']
     work, results = Path(a.out) / 'work', Path(a.out) / 'results'
     results.mkdir(parents=True, exist_ok=True)
-    pairs_path, base_dir = prepare(a.corpus, work)
+    arms = [] if a.arms == 'baselines' else a.arms.split(',')
+    pairs_path, base_dir = prepare(a.corpus, work, base=bool(arms))
+    try: encoder = Path(a.encoder) if a.encoder else minilm_folder()
+    except ImportError as e: encoder = None; print(f'embedding k-means left out: {e}', flush=True)
     records = []
     for seed in (int(s) for s in a.seeds.split(',')):
         train, held = split(pairs_path, base_dir, seed)
-        b = baselines(a.corpus, seed, train, held, results)
+        b = baselines(a.corpus, seed, train, held, results, encoder, work / a.corpus / 'embeddings.pt')
         print(f'{a.corpus} s{seed}: {len(train)} training pairs, {len(held)} held out; baselines {b}', flush=True)
-        for arm in a.arms.split(','):
+        for arm in arms:
             records.append(run_arm(a.corpus, arm, seed, a.steps, pairs_path, base_dir, held, work, results))
             show(records[-1])
     return records

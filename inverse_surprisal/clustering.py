@@ -138,10 +138,11 @@ def sentence_embeddings(texts: list, # strings
         raise ValueError("texts must be a non-empty list of strings")
     try:
         tok = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-        model = transformers.AutoModel.from_pretrained(str(folder), local_files_only=True).eval().to(device)
+        model = transformers.AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
     except (OSError, ValueError) as e:
         raise ValueError(f"encoder folder {folder}: no encoder and tokenizer there ({e})") from None
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    device = torch.device(device or 'cpu')
+    model, order = model.to(device), sorted(range(len(texts)), key=lambda i: len(texts[i]))
     out = torch.empty(len(texts), model.config.hidden_size)
     for s in range(0, len(texts), batch_size):
         at = order[s:s + batch_size]
