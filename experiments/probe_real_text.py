@@ -22,9 +22,8 @@ import argparse
 import json, subprocess, time
 from pathlib import Path
 import torch, tokenizers, transformers
-from sklearn.metrics import adjusted_mutual_info_score
-from inverse_surprisal.clustering import (MINILM_WHEEL, characteristic_words, embedding_kmeans, fit_mixture_of_unigrams,
-                                          lda_topics, minilm_folder, nmi_beyond_context, sentence_embeddings,
+from inverse_surprisal.clustering import (MINILM_WHEEL, category_scores, characteristic_words, embedding_kmeans,
+                                          fit_mixture_of_unigrams, lda_topics, minilm_folder, sentence_embeddings,
                                           tfidf_kmeans, word_counts)
 from inverse_surprisal.config import config_diff, make_config, stored_config
 from inverse_surprisal.text import TextPairs, collate, held_out_split, read_pairs
@@ -159,14 +158,9 @@ def split(pairs_path, base_dir, seed):
     ev, tr, _ = held_out_split(data.items, EVAL_FRACTION, seed)
     return [recs[data.kept[i]] for i in tr], [recs[data.kept[i]] for i in ev]
 
-def judged(code, held, train_counts=None):
-    "A clustering of the held-out pairs against their categories: NMI beyond x (and its chance level), AMI, codes used."
-    label = torch.tensor([r['category'] for r in held]); xs = sorted({r['x'] for r in held})
-    ctx = torch.tensor([xs.index(r['x']) for r in held])
-    beyond = nmi_beyond_context(code, label, ctx, shuffles=5, seed=0)
-    share = torch.bincount(code, minlength=K).double() / len(code)
-    return dict(nmi_beyond_x=beyond.nmi, chance=beyond.chance, above_chance=beyond.above_chance,
-                ami=adjusted_mutual_info_score(label.numpy(), code.numpy()), used=int((share >= 0.01).sum()))
+def judged(code, held):
+    "A clustering of the held-out pairs against their categories (`category_scores`: the package's judge of a run)."
+    return category_scores(code, [r['category'] for r in held], [r['x'] for r in held])
 
 # the clusterings a researcher would try on the same y texts, each with 16 clusters
 JUDGES = ('tfidf_kmeans', 'mixture_of_unigrams', 'lda', 'embedding_kmeans')

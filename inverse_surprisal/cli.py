@@ -29,7 +29,7 @@ from .losses import (RECON_TERMS, example_inverse_surprisal_weights,
                                       fractional_decomposition, weight_health)
 from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
 from .run_dir import RunDirectoryError
-from .runs import export_run
+from .runs import categories, categories_table, export_run, load_run
 from .score import DTYPES, score_file
 from .data import DataError
 from .train import Trainer
@@ -164,6 +164,10 @@ def _report(run: Path):
     figs = write_figures(run)
     text = (f"# Run {run.name}\n\n```\n{summary_table(metrics, cfg)}\n```\n\n"
             + ''.join(f'![{f.stem}]({f.name})\n' for f in figs))
+    if cfg.data.label_key:      # the pairs' own categories: the code beside the classical clusterings
+        table = categories_table(categories(load_run(run, 'cpu')))
+        text += (f"\n## The held-out codes by the pairs' own categories ({cfg.data.label_key})\n\n"
+                 f"```\n{table}\n```\n")
     atomic_write_bytes(run / 'report.md', text.encode()); print(text)
     return metrics
 

@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['MINILM_WHEEL', 'y_token_counts', 'word_counts', 'MixtureOfUnigrams', 'fit_mixture_of_unigrams', 'tfidf_kmeans',
            'lda_topics', 'sentence_embeddings', 'embedding_kmeans', 'minilm_folder', 'kmeans_of_counts',
-           'balanced_assignment', 'conditional_nmi', 'BeyondContext', 'nmi_beyond_context', 'characteristic_words']
+           'balanced_assignment', 'conditional_nmi', 'BeyondContext', 'nmi_beyond_context', 'category_scores',
+           'classical_clusterings', 'characteristic_words']
 
 # %% ../nbs/04a_clustering.ipynb #ee0dfd57
 import math
@@ -256,6 +257,41 @@ def nmi_beyond_context(code: Tensor, # (n,) cluster labels
         chance.append(conditional_nmi(shuffled, label, context))
     chance = sum(chance) / len(chance)
     return BeyondContext(value, chance, value - chance)
+
+# %% ../nbs/04a_clustering.ipynb #814df558
+def _ids(values: list) -> Tensor: # (n,) each value's index among the distinct values, in sorted order
+    index = {v: i for i, v in enumerate(sorted(set(values), key=str))}
+    return torch.tensor([index[v] for v in values])
+
+def category_scores(code: Tensor, # (n,) the cluster of each example
+                    labels: list, # (n,) its category (strings or ints), which no clustering reads
+                    contexts: list, # (n,) its context x (strings or ints)
+                   ) -> dict: # nmi_beyond_x, chance, above_chance, ami, used
+    "A clustering against the categories: NMI beyond x, its chance level and the difference, AMI, clusters used."
+    from sklearn.metrics import adjusted_mutual_info_score
+    if not len(code) == len(labels) == len(contexts):
+        raise ValueError(f"code, labels and contexts must be as long, got {len(code)}, {len(labels)}, {len(contexts)}")
+    label, code = _ids(labels), code.long().cpu()
+    beyond = nmi_beyond_context(code, label, _ids(contexts), shuffles=5, seed=0)
+    share = torch.bincount(code).double() / len(code)
+    return dict(nmi_beyond_x=beyond.nmi, chance=beyond.chance, above_chance=beyond.above_chance,
+                ami=adjusted_mutual_info_score(label.numpy(), code.numpy()), used=int((share >= 0.01).sum()))
+
+def classical_clusterings(train_texts: list, # texts each clustering is fitted to
+                          eval_texts: list, # texts given their clusters
+                          k: int, # clusters
+                          seed: int=0,
+                          encoder=None, # an encoder folder (`sentence_embeddings`); None: no embedding k-means
+                         ) -> dict: # name -> (m,) the eval texts' clusters
+    "TF-IDF k-means, a mixture of unigrams, LDA and, with an encoder, k-means on sentence embeddings."
+    out = dict(tfidf_kmeans=tfidf_kmeans(train_texts, eval_texts, k, seed)[1])
+    tr, ev, _ = word_counts(train_texts, eval_texts)
+    out['mixture_of_unigrams'] = fit_mixture_of_unigrams(tr, k, seed)[0].responsibilities(ev).argmax(1)
+    out['lda'] = lda_topics(train_texts, eval_texts, k, seed)[1]
+    if encoder is not None:
+        e = sentence_embeddings(list(train_texts) + list(eval_texts), encoder)
+        out['embedding_kmeans'] = embedding_kmeans(e[:len(train_texts)], e[len(train_texts):], k, seed)[1]
+    return out
 
 # %% ../nbs/04a_clustering.ipynb #ebf99b99
 def characteristic_words(counts: Tensor, # (n,V) word counts, dense or sparse

@@ -149,6 +149,9 @@ class DataConfig:
     tokenizer: str='' # the tokenizer's folder; '': the base model's folder
     x_key: str='x' # the key (JSONL) or column (CSV) of the context
     y_key: str='y' # ... and of the target
+    # ... and of each pair's own category (a string or an int): training never reads it; the report and
+    # export judge the code by it beside the classical clusterings; '': none
+    label_key: str=''
     eval_fraction: float=0.1 # the held-out share of the pairs, drawn with the seed
     # pairs longer than the base model reads: 'error' | 'drop' (counted and reported)
     too_long: str='error'

@@ -238,7 +238,9 @@ class OwnData:
         d = cfg.data
         self.base = FrozenBaseModel(load_causal_lm(d.base_model).to(self.device))
         self.tokenizer = load_tokenizer(d.tokenizer or d.base_model)
-        pairs = read_pairs(d.path, d.x_key, d.y_key)
+        rows = read_pairs(d.path, d.x_key, d.y_key, d.label_key)
+        # with data.label_key each row carries its category, kept apart: training never reads it
+        pairs, labels = ([r[:2] for r in rows], [r[2] for r in rows]) if d.label_key else (rows, None)
         data = TextPairs(pairs, self.tokenizer, max_positions(self.base.model), d.too_long,
                          d.special_tokens)
         self.dropped, self.pad_id = data.dropped, data.pad_id
@@ -256,6 +258,10 @@ class OwnData:
         self.eval_set, self.train_set = [data[i] for i in ev], [data[i] for i in tr]
         # the held-out pairs as the file holds them: (position among its pairs, x, y)
         self.eval_pairs = [(data.kept[i], *pairs[data.kept[i]]) for i in ev]
+        # for judging the code: the held-out pairs' categories, and the training targets the classical
+        # clusterings beside it are fitted to
+        self.eval_labels = None if labels is None else [labels[data.kept[i]] for i in ev]
+        self.train_targets = [pairs[data.kept[i]][1] for i in tr]
         self.vocab_size, self.seq_len = (len(self.tokenizer),
                                          max(len(it['input_ids']) for it in data))
         self.inputs = {f'data file {d.path}': file_digest(d.path),

@@ -23,11 +23,11 @@ from .checks import check_choice
 from .reference import check_causal, vocabulary_size
 
 # %% ../nbs/03a_text.ipynb #f46e7934
-def _pair(rec, x_key: str, y_key: str, where: str) -> tuple:
+def _pair(rec, x_key: str, y_key: str, where: str, label_key: str='') -> tuple:
     if not isinstance(rec, Mapping):
         raise ValueError(f"{where}: expected an object with keys {x_key!r} and {y_key!r}, got "
                          f"{type(rec).__name__}")
-    missing = [k for k in (x_key, y_key) if k not in rec]
+    missing = [k for k in (x_key, y_key, label_key) if k and k not in rec]
     if missing: raise ValueError(f"{where}: missing key(s) {missing}, got keys {sorted(rec)}")
     x, y = rec[x_key], rec[y_key]
     if not isinstance(x, str) or not isinstance(y, str):
@@ -39,7 +39,11 @@ def _pair(rec, x_key: str, y_key: str, where: str) -> tuple:
                              f"{e.start}), which is not Unicode text") from None
     if not y:
         raise ValueError(f"{where}: {y_key!r} is empty: an empty target has no surprisal to score")
-    return x, y
+    if not label_key: return x, y
+    if isinstance(rec[label_key], bool) or not isinstance(rec[label_key], (str, int)):
+        raise ValueError(f"{where}: {label_key!r} must be a string or an int (a category), got "
+                         f"{type(rec[label_key]).__name__}")
+    return x, y, rec[label_key]
 
 # %% ../nbs/03a_text.ipynb #e3c0c5c4
 def _decoded(path: Path) -> str:
@@ -80,20 +84,20 @@ def read_pairs(path, # a .jsonl file (one object per line), a .csv file with a h
                      # .parquet file, or a folder written by `datasets`' save_to_disk
                x_key: str='x', # the key (JSONL) or column (CSV, Parquet, datasets) of the context
                y_key: str='y', # ... and of the target
-              ) -> list: # [(x, y), ...] in file order
+               label_key: str='', # ... and of a category (a string or an int); '': none
+              ) -> list: # [(x, y), ...] in file order; with label_key [(x, y, label), ...]
     """Read (context, target) string pairs; a malformed line or row is an error naming the file and
     where in it."""
-    path = Path(path)
-    if path.is_dir(): return _dataset_folder_pairs(path, x_key, y_key)
+    path, pair = Path(path), lambda rec, where: _pair(rec, x_key, y_key, where, label_key)
+    if path.is_dir(): return _dataset_folder_pairs(path, x_key, y_key, label_key)
     if not path.is_file(): raise ValueError(f"data file {path}: no such file")
     suffix, pairs = path.suffix.lower(), []
-    if suffix == '.parquet': return _parquet_pairs(path, x_key, y_key)
+    if suffix == '.parquet': return _parquet_pairs(path, x_key, y_key, label_key)
     if suffix not in ('.csv', '.jsonl', '.json'):
         raise ValueError(f"data file {path}: expected a .jsonl, .csv or .parquet file, or a datasets folder")
     text = _decoded(path)
     if suffix == '.csv':
-        for n, rec in _csv_records(path, text):
-            pairs.append(_pair(rec, x_key, y_key, f"{path}, line {n}"))
+        for n, rec in _csv_records(path, text): pairs.append(pair(rec, f"{path}, line {n}"))
     else:
         # '\n' only: JSON strings may hold other line separators (U+2028)
         for n, line in enumerate(text.split('\n'), 1):
@@ -105,7 +109,7 @@ def read_pairs(path, # a .jsonl file (one object per line), a .csv file with a h
             except RecursionError:
                 raise ValueError(f"{path}, line {n}: nested too deep to read (objects or lists within "
                                  "each other thousands of levels deep); a pair is two strings") from None
-            pairs.append(_pair(rec, x_key, y_key, f"{path}, line {n}"))
+            pairs.append(pair(rec, f"{path}, line {n}"))
     if not pairs: raise ValueError(f"data file {path} holds no pairs")
     return pairs
 
@@ -113,17 +117,18 @@ def read_pairs(path, # a .jsonl file (one object per line), a .csv file with a h
 def _column_pairs(where: str, # the file, for the messages
                   names: list, # the table's column names
                   column, # column(name) -> its values as a list
-                  x_key: str, y_key: str) -> list:
-    "(x, y) pairs of a table's two columns, each row checked as a record."
+                  x_key: str, y_key: str, label_key: str='') -> list:
+    "(x, y) pairs (with label_key, (x, y, label)) of a table's columns, each row checked as a record."
     if twice := _twice(names): raise ValueError(f"{where}: duplicated column name(s) {twice}")
-    missing = [k for k in (x_key, y_key) if k not in names]
+    keys = [k for k in (x_key, y_key, label_key) if k]
+    missing = [k for k in keys if k not in names]
     if missing: raise ValueError(f"{where}: missing column(s) {missing}, got columns {sorted(names)}")
-    pairs = [_pair({x_key: x, y_key: y}, x_key, y_key, f"{where}, row {i}")
-             for i, (x, y) in enumerate(zip(column(x_key), column(y_key)))]
+    pairs = [_pair(dict(zip(keys, row)), x_key, y_key, f"{where}, row {i}", label_key)
+             for i, row in enumerate(zip(*(column(k) for k in keys)))]
     if not pairs: raise ValueError(f"data file {where} holds no pairs")
     return pairs
 
-def _parquet_pairs(path: Path, x_key: str, y_key: str) -> list:
+def _parquet_pairs(path: Path, x_key: str, y_key: str, label_key: str='') -> list:
     try: import pyarrow.parquet as pq
     except ImportError: raise ImportError("a .parquet data file needs pyarrow: pip install 'inverse_surprisal[hf]'") from None
     try: f = pq.ParquetFile(path)
@@ -136,9 +141,9 @@ def _parquet_pairs(path: Path, x_key: str, y_key: str) -> list:
                 raise ValueError(f"data file {path}: column {k!r}, row group {g} of {f.num_row_groups} "
                                  f"cannot be read, the file is damaged ({' '.join(str(e).split())})") from None
         return values
-    return _column_pairs(path, f.schema_arrow.names, read, x_key, y_key)
+    return _column_pairs(path, f.schema_arrow.names, read, x_key, y_key, label_key)
 
-def _dataset_folder_pairs(path: Path, x_key: str, y_key: str) -> list:
+def _dataset_folder_pairs(path: Path, x_key: str, y_key: str, label_key: str='') -> list:
     try: import datasets
     except ImportError: raise ImportError("a datasets folder needs datasets: pip install 'inverse_surprisal[hf]'") from None
     try: ds = datasets.load_from_disk(str(path))
@@ -147,7 +152,7 @@ def _dataset_folder_pairs(path: Path, x_key: str, y_key: str) -> list:
     if isinstance(ds, datasets.DatasetDict):
         raise ValueError(f"data folder {path} holds the splits {sorted(ds)}: name one, e.g. {path / sorted(ds)[0]}")
     ds = ds.with_format(None)       # the columns as stored, whatever view (set_format) it was saved with
-    return _column_pairs(path, ds.column_names, lambda k: ds[k], x_key, y_key)
+    return _column_pairs(path, ds.column_names, lambda k: ds[k], x_key, y_key, label_key)
 
 # %% ../nbs/03a_text.ipynb #e250db46
 def pairs_from_records(records, # iterable of mappings, e.g. a Hugging Face `datasets` split

@@ -4,6 +4,7 @@ stay finite, and settings that the run would ignore or crash on refused before i
 import json, os, shutil, socket, subprocess, sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -142,6 +143,31 @@ def test_fewer_training_pairs_than_codes_is_refused_before_any_work(saved, tmp_p
     few = tmp_path / 'few.jsonl'; few.write_text('\n'.join(lines[:6]) + '\n')
     refused(own_run(saved, tmp_path / 'r', few, check=False), 'training pairs, fewer than the 8 codes', "start.codes='mixture'")
     assert not (tmp_path / 'r').exists()
+
+def test_own_categories_judge_the_code_and_training_never_reads_them(saved, tmp_path):
+    "--set data.label_key=topic: report judges the codes beside the classical clusterings; the column changes no weight."
+    from safetensors import safe_open
+    g, sets = np.random.default_rng(1), [['cat', 'dog', 'sat', 'ran'], ['red', 'blue', 'big', 'small'], ['mat', 'log', 'on', 'under']]
+    rows = [dict(x=str(g.choice(['the', 'a'])), y=' '.join(g.choice(sets[i % 3], 4)), topic=['animal', 'colour', 'place'][i % 3])
+            for i in range(120)]
+    shuffled = [dict(r, topic=t) for r, t in zip(rows, g.permutation([r['topic'] for r in rows]))]
+    for name, rs in (('topics', rows), ('shuffled', shuffled)):
+        (tmp_path / f'{name}.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in rs))
+        own_run(saved, tmp_path / name, tmp_path / f'{name}.jsonl', None, '--set', 'data.label_key=topic',
+                '--set', 'data.eval_fraction=0.25')
+    weights = lambda run: (lambda f: {k: f.get_tensor(k) for k in f.keys() if k.startswith('model.')})(
+        safe_open(run / 'cvae.safetensors', 'pt'))
+    a, b = weights(tmp_path / 'topics'), weights(tmp_path / 'shuffled')
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)        # the column is never read
+    res = run(*CLI, 'report', tmp_path / 'topics')
+    table = res.stdout.split("own categories (topic)")[1]
+    scores = {w[0]: [float(v) for v in w[1:]] for w in map(str.split, table.splitlines())
+              if w and w[0] in ('code', 'tfidf_kmeans', 'mixture_of_unigrams', 'lda', 'embedding_kmeans')}
+    assert {'code', 'tfidf_kmeans', 'mixture_of_unigrams', 'lda'} <= set(scores), table
+    assert max(scores[n][0] for n in ('tfidf_kmeans', 'mixture_of_unigrams')) > 0.9, table   # the planted sets, found
+    run(*CLI, 'export', tmp_path / 'topics', '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
+    held = [json.loads(line) for line in (tmp_path / 'held.jsonl').read_text().splitlines()]
+    assert all(h['category'] == rows[h['pair']]['topic'] for h in held) and len(held) > 20
 
 # 6. data files read strictly
 
