@@ -30,7 +30,7 @@ from .losses import (RECON_TERMS, example_inverse_surprisal_weights,
 from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
 from .run_dir import RunDirectoryError
 from .runs import categories, categories_table, export_run, load_run
-from .score import DTYPES, score_file
+from .score import DTYPES, check_table_path, score_file
 from .data import DataError
 from .train import Trainer
 
@@ -249,9 +249,12 @@ def _score(a, cfg, device: torch.device) -> dict:
 
 # %% ../nbs/09g_cli.ipynb #d5198a1a
 def _export(a) -> Path:
-    "`export`: the held-out pairs of a finished run, one row each."
-    out = export_run(a.run, a.out, a.overwrite, _device_from_args(a))
+    "`export`: the held-out pairs of a finished run, one row each (and its codes judged by their categories)."
+    check_table_path(a.out, a.overwrite)                    # refused before the run is opened
+    run = load_run(a.run, _device_from_args(a))
+    out = export_run(run, a.out, a.overwrite)
     print(f"held-out pairs of {Path(a.run).resolve()}: {out.resolve()}")
+    if run.config.data.label_key: print(categories_table(categories(run)))
     return out
 
 # %% ../nbs/09g_cli.ipynb #f5ad2383

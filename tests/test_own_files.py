@@ -145,7 +145,7 @@ def test_fewer_training_pairs_than_codes_is_refused_before_any_work(saved, tmp_p
     assert not (tmp_path / 'r').exists()
 
 def test_own_categories_judge_the_code_and_training_never_reads_them(saved, tmp_path):
-    "--set data.label_key=topic: report judges the codes beside the classical clusterings; the column changes no weight."
+    "--set data.label_key=topic: report and export judge the codes beside the classical clusterings; the column changes no weight."
     from safetensors import safe_open
     g, sets = np.random.default_rng(1), [['cat', 'dog', 'sat', 'ran'], ['red', 'blue', 'big', 'small'], ['mat', 'log', 'on', 'under']]
     rows = [dict(x=str(g.choice(['the', 'a'])), y=' '.join(g.choice(sets[i % 3], 4)), topic=['animal', 'colour', 'place'][i % 3])
@@ -165,7 +165,8 @@ def test_own_categories_judge_the_code_and_training_never_reads_them(saved, tmp_
               if w and w[0] in ('code', 'tfidf_kmeans', 'mixture_of_unigrams', 'lda', 'embedding_kmeans')}
     assert {'code', 'tfidf_kmeans', 'mixture_of_unigrams', 'lda'} <= set(scores), table
     assert max(scores[n][0] for n in ('tfidf_kmeans', 'mixture_of_unigrams')) > 0.9, table   # the planted sets, found
-    run(*CLI, 'export', tmp_path / 'topics', '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
+    res = run(*CLI, 'export', tmp_path / 'topics', '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
+    assert table.split('```')[1].strip() in res.stdout                  # the same judge's table
     held = [json.loads(line) for line in (tmp_path / 'held.jsonl').read_text().splitlines()]
     assert all(h['category'] == rows[h['pair']]['topic'] for h in held) and len(held) > 20
 
