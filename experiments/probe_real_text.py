@@ -22,9 +22,8 @@ import argparse
 import json, subprocess, time
 from pathlib import Path
 import torch, tokenizers, transformers
-from inverse_surprisal.clustering import (MINILM_WHEEL, category_scores, characteristic_words, embedding_kmeans,
-                                          fit_mixture_of_unigrams, lda_topics, minilm_folder, sentence_embeddings,
-                                          tfidf_kmeans, word_counts)
+from inverse_surprisal.clustering import (CLUSTERINGS, MINILM_WHEEL, category_scores, characteristic_words,
+                                          classical_clusterings, minilm_folder, sentence_embeddings, word_counts)
 from inverse_surprisal.config import config_diff, make_config, stored_config
 from inverse_surprisal.text import TextPairs, collate, held_out_split, read_pairs
 from inverse_surprisal.train import Trainer
@@ -162,9 +161,6 @@ def judged(code, held):
     "A clustering of the held-out pairs against their categories (`category_scores`: the package's judge of a run)."
     return category_scores(code, [r['category'] for r in held], [r['x'] for r in held])
 
-# the clusterings a researcher would try on the same y texts, each with 16 clusters
-JUDGES = ('tfidf_kmeans', 'mixture_of_unigrams', 'lda', 'embedding_kmeans')
-
 def embeddings_of(texts: list, encoder: Path, cache: Path) -> dict:
     "{text: sentence embedding} of `encoder`, computed once per corpus and kept in `cache` (texts and rows)."
     if cache.exists():
@@ -178,23 +174,19 @@ def embeddings_of(texts: list, encoder: Path, cache: Path) -> dict:
     return dict(zip(uniq, emb))
 
 def baselines(corpus, seed, train, held, results, encoder: Path=None, cache: Path=None):
-    """The classical clusterings of `JUDGES` fitted on the training pairs' y, judged on the held-out pairs; a record
-    that lacks some gets them (train None: the record as it is; embedding k-means needs `encoder`)."""
+    """The clusterings a researcher would try (`CLUSTERINGS`, 16 clusters each) fitted on the training pairs' y, judged
+    on the held-out pairs; a record that lacks some gets them (train None: the record as it is; embedding k-means
+    needs `encoder`, its embeddings kept in `cache`)."""
     out = results / f'{corpus}_baselines_s{seed}.json'
     rec = json.loads(out.read_text()) if out.exists() else {}
-    todo = [j for j in JUDGES if j not in rec and (j != 'embedding_kmeans' or encoder is not None)]
+    todo = [n for n in CLUSTERINGS if n not in rec and (n != 'embedding_kmeans' or encoder is not None)]
     if train is None or not todo: return rec
     ty, hy = [r['y'] for r in train], [r['y'] for r in held]
-    for judge in todo:
-        if judge == 'tfidf_kmeans': code = tfidf_kmeans(ty, hy, K, seed)[1]
-        elif judge == 'lda': code = lda_topics(ty, hy, K, seed)[1]
-        elif judge == 'mixture_of_unigrams':
-            tr_counts, ev_counts, _ = word_counts(ty, hy)
-            code = fit_mixture_of_unigrams(tr_counts, K, seed)[0].responsibilities(ev_counts).argmax(1)
-        else:
-            e = embeddings_of(ty + hy, encoder, cache)
-            code = embedding_kmeans(torch.stack([e[y] for y in ty]), torch.stack([e[y] for y in hy]), K, seed)[1]
-        rec[judge] = judged(code, held)
+    embed = None                                            # no embedding k-means, or the corpus's cached embeddings
+    if encoder is not None and 'embedding_kmeans' in todo:
+        kept = embeddings_of(ty + hy, encoder, cache)
+        embed = lambda texts: torch.stack([kept[t] for t in texts])
+    for name, code in classical_clusterings(ty, hy, K, seed, embed, todo).items(): rec[name] = judged(code, held)
     out.write_text(json.dumps(rec, indent=1))
     return rec
 

@@ -261,7 +261,7 @@ class OwnData:
         # for judging the code: the held-out pairs' categories, and the training targets the classical
         # clusterings beside it are fitted to
         self.eval_labels = None if labels is None else [labels[data.kept[i]] for i in ev]
-        self.train_targets = [pairs[data.kept[i]][1] for i in tr]
+        self.train_targets = None if labels is None else [pairs[data.kept[i]][1] for i in tr]
         self.vocab_size, self.seq_len = (len(self.tokenizer),
                                          max(len(it['input_ids']) for it in data))
         self.inputs = {f'data file {d.path}': file_digest(d.path),

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .clustering import BeyondContext, nmi_beyond_context
+from .clustering import BeyondContext, category_ids, nmi_beyond_context
 from .config import (FAMILIES, RunConfig, config_diff, from_dict, make_config,
                                       merge_overrides, stored_config, stored_form)
 from .distributed import dist_info, on_rank0
@@ -296,9 +296,10 @@ def _finished(out: Path, run: GridRun, cfg: RunConfig) -> bool:
     try:
         rec = json.loads(record.read_text())
         made, rows = stored_config(rec['config']), len(read_per_example(table)['b'])
-        if 'table' in rec and rows != rec['table']['rows']:       # records since 2026-12-05
-            raise ValueError(f"{table.name} holds {rows} rows where its record names {rec['table']['rows']}")
-        if 'table' in rec and file_digest(table) != rec['table']['sha256']:
+        kept = rec.get('table')               # its rows and digest (records since 2026-12-05)
+        if kept and rows != kept['rows']:
+            raise ValueError(f"{table.name} holds {rows} rows where its record names {kept['rows']}")
+        if kept and file_digest(table) != kept['sha256']:
             raise ValueError(f"{table.name} is not the table its record was written with (sha256)")
     except (ValueError, KeyError, TypeError, OSError) as e:
         raise RunDirectoryError(f"{record}: damaged results ({e}); delete {record.name} and "
@@ -497,9 +498,7 @@ def category_nmi(per: dict, # an own-data run's per-example columns (`own_data_r
     pair = per['pair'].astype(int)
     if len(categories) <= pair.max():
         raise ValueError(f"categories has {len(categories)} entries, but the rows name pair {pair.max()}")
-    names = {c: i for i, c in enumerate(sorted({str(c) for c in categories}))}
-    label = torch.tensor([names[str(categories[i])] for i in pair])
-    return nmi_beyond_context(torch.as_tensor(per['code']).long(), label,
+    return nmi_beyond_context(torch.as_tensor(per['code']).long(), category_ids([categories[i] for i in pair]),
                               torch.as_tensor(per['context']).long(), shuffles=shuffles, seed=seed)
 
 # %% ../nbs/09f_grid.ipynb #1fc0bd91

@@ -59,12 +59,11 @@ class Trainer:
         # configuration with absolute paths)
         self.data = (OwnData if cfg.data.path else TaskData)(cfg, self.device, self.rank)
         self.cfg, self.train_set, self.eval_set = self.data.cfg, self.data.train_set, self.data.eval_set
-        codes = self.cfg.start.codes           # the start clusters the training pairs into the codes
-        if codes in ('mixture', 'kmeans') and len(self.train_set) < math.prod(self.cfg.model.code_sizes):
-            raise DataError(f"{len(self.train_set)} training pairs, fewer than the "
-                             f"{math.prod(self.cfg.model.code_sizes)} codes start.codes={codes!r} "
-                             "clusters them into: give more pairs, fewer codes (model.code_sizes), or "
-                             "start.codes='random'")
+        start, n_codes = self.cfg.start.codes, math.prod(self.cfg.model.code_sizes)
+        if start in ('mixture', 'kmeans') and len(self.train_set) < n_codes:   # it clusters them into the codes
+            raise DataError(f"{len(self.train_set)} training pairs, fewer than the {n_codes} codes "
+                            f"start.codes={start!r} clusters them into: give more pairs, fewer codes "
+                            "(model.code_sizes), or start.codes='random'")
 
 # %% ../nbs/09b_train.ipynb #284c16d4
 @patch

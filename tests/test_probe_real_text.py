@@ -14,7 +14,7 @@ def test_planted_categories_are_found_and_pieces_are_skipped(tmp_path, capsys):
     args = ['planted', 'mixture', '0', '--quick', '--steps', '6', '--out', str(tmp_path)]
     rec, = prt.main(args)
     base = json.loads((tmp_path / 'results' / 'planted_baselines_s0.json').read_text())
-    judges = [j for j in prt.JUDGES if j != 'embedding_kmeans' or importlib.util.find_spec('all_minilm_l6_v2')]
+    judges = [j for j in prt.CLUSTERINGS if j != 'embedding_kmeans' or importlib.util.find_spec('all_minilm_l6_v2')]
     assert sorted(base) == sorted(judges) and all(base[m]['nmi_beyond_x'] > 0.95 for m in judges)
     # every category found (a category may take two codes: the measure is about the categories)
     assert rec['code']['nmi_beyond_x'] > 0.95 and rec['code']['used'] >= 3
