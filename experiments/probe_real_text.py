@@ -61,6 +61,15 @@ ARMS = {
                               model=dict(eval_posterior='model', decoder_init='base_model')),
     # the k-means codes held for two thirds of the run before EM takes over
     'kmeans-hold-model': dict(start=dict(codes='kmeans', steps=200), model=dict(eval_posterior='model')),
+    # the embedding view (issue 61): y's all-MiniLM-L6-v2 embedding as a second thing the code explains, beside its
+    # words (model.view_kappa weighs it), started from the mixture of unigrams or from k-means on the embeddings
+    'view-model': dict(start=dict(codes='mixture', steps=100), model=dict(eval_posterior='model'),
+                       data=dict(view_encoder='minilm')),
+    'view-kmeans-model': dict(start=dict(codes='view_kmeans', steps=100), model=dict(eval_posterior='model'),
+                              data=dict(view_encoder='minilm')),
+    # the embedding weighed 4x (view_kappa 200 instead of 50) against the words and their order
+    'view-kmeans-k200-model': dict(start=dict(codes='view_kmeans', steps=100),
+                                   model=dict(eval_posterior='model', view_kappa=200.0), data=dict(view_encoder='minilm')),
 }
 
 def wordnet_rows():
@@ -223,7 +232,7 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, resu
             exact.append(model.exact_posterior(rows['input_ids'], rows['y_mask'], rows['attention_mask']).argmax(1))
             star.append(model.model_posterior(rows['input_ids'], rows['y_mask'], rows['base_surprisal'],
                                               rows['base_token_surprisal'], tr.b['base_mean'],
-                                              rows['attention_mask']).argmax(1))
+                                              rows['attention_mask'], y_view=rows.get('y_view')).argmax(1))
     final = json.loads((run / 'metrics.json').read_text())
     _, counts, words = word_counts([r['y'] for r in held], [r['y'] for r in held])
     rec = dict(corpus=corpus, arm=arm, seed=seed, steps=steps,

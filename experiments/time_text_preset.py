@@ -4,14 +4,17 @@
     inverse-surprisal train --data pairs.jsonl --base-model base --out run --set data.too_long=drop
 timed as one process (the base model's preparation is not timed). Run it with nothing else on the machine. Writes
 experiments/real_text/results/text_preset_30k.json (the wall seconds, the run's held-out figures); skipped when there.
-Usage: python experiments/time_text_preset.py [--pairs N] [--out DIR] [--prepare-only]"""
+With --view, the same command with the embedding view (--set data.view_encoder=minilm: all-MiniLM-L6-v2 from its PyPI
+wheel, every y embedded inside the timed command) after the plain command timed again in the same conditions, both
+walls and their ratio written to text_preset_30k_view.json.
+Usage: python experiments/time_text_preset.py [--pairs N] [--out DIR] [--prepare-only] [--view]"""
 import argparse, json, subprocess, sys, time
 from pathlib import Path
 
 import torch, transformers
 
 sys.path.insert(0, str(Path(__file__).parent))
-from probe_real_text import train_base, wordnet_rows
+from probe_real_text import train_base, train_tokenizer, wordnet_rows
 from inverse_surprisal.text import TextPairs, read_pairs
 
 HERE = Path(__file__).parent / 'real_text'
@@ -25,29 +28,36 @@ def prepare(work: Path, n: int):
     recs = [dict(x=rows[i][0], y=rows[i][1]) for i in order[:2 * n]]
     (work / 'pairs.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in recs[:n]))
     other = [(r['x'], r['y']) for r in recs[n:]]
-    train_base(other, other, work / 'base', vocab=4000, min_frequency=2, positions=96, width=96, layers=3,
-               steps=1000, every=250)
+    train_base(other, train_tokenizer(other, vocab=4000, min_frequency=2), work / 'base', positions=96, width=96,
+               layers=3, steps=1000, every=250)
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--pairs', type=int, default=30000); ap.add_argument('--out', default=str(HERE))
     ap.add_argument('--prepare-only', action='store_true', help='make the pairs and the base model, time nothing')
+    ap.add_argument('--view', action='store_true', help='with the embedding view (data.view_encoder=minilm)')
     a = ap.parse_args()
-    record = Path(a.out) / 'results' / f'text_preset_{a.pairs // 1000}k.json'
-    if record.exists(): print(record.read_text()); return
+    record = Path(a.out) / 'results' / f"text_preset_{a.pairs // 1000}k{'_view' if a.view else ''}.json"
+    if record.exists() and not a.prepare_only: print(record.read_text()); return
     work = Path(a.out) / 'work' / f'text_preset_{a.pairs // 1000}k'
     prepare(work, a.pairs)
     if a.prepare_only: return
     y_tokens = [len(it['input_ids']) for it in TextPairs(read_pairs(work / 'pairs.jsonl'),
                 transformers.AutoTokenizer.from_pretrained(work / 'base'), 96, 'drop')]
-    run = work / f'run_{int(time.time())}'
-    t0 = time.perf_counter()
-    subprocess.run([str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--data', str(work / 'pairs.jsonl'),
-                    '--base-model', str(work / 'base'), '--out', str(run), '--no-progress',
-                    '--set', 'data.too_long="drop"'], check=True)      # a gloss or two longer than the base reads
-    wall = time.perf_counter() - t0
+    def timed(view: bool) -> tuple: # (wall seconds, run folder) of the documented command
+        run = work / f"run_{int(time.time())}{'_view' if view else ''}"
+        t0 = time.perf_counter()
+        subprocess.run([str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--data', str(work / 'pairs.jsonl'),
+                        '--base-model', str(work / 'base'), '--out', str(run), '--no-progress',
+                        '--set', 'data.too_long="drop"',              # a gloss or two longer than the base reads
+                        *(['--set', 'data.view_encoder=minilm'] if view else [])], check=True)
+        return time.perf_counter() - t0, run
+    # with the view, the plain command first, timed in the same conditions: the ratio is the figure
+    plain = timed(False)[0] if a.view else None
+    wall, run = timed(a.view)
     metrics = json.loads((run / 'metrics.json').read_text())
     rec = dict(pairs=a.pairs, tokens_per_pair_median=sorted(y_tokens)[len(y_tokens) // 2], wall_seconds=round(wall, 1),
+               **(dict(plain_wall_seconds=round(plain, 1), ratio=round(wall / plain, 3)) if a.view else {}),
                config=json.loads((run / 'config.json').read_text()),
                held_out={k: metrics[k] for k in ('kl', 'code_contribution', 'decoder_vs_base', 'codes_used',
                                                  'code_perplexity', 'n_heldout', 'n_train') if k in metrics})

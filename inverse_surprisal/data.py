@@ -27,7 +27,9 @@ from .shared_discrete_cvae import SharedDiscreteCVAE
 from .synthetic import SyntheticDataset
 from .text import (TextPairs, batch_rows, check_vocabulary, collate,
                                     held_out_split, load_causal_lm, load_tokenizer, max_positions,
-                                    read_pairs, tokenizer_fingerprint)
+                                    read_pairs, require_hf, tokenizer_fingerprint)
+from .distributed import on_rank0
+from .views import cached_views, resolve_encoder
 
 # %% ../nbs/09ac_data.ipynb #b150614d
 class DataError(ValueError):
@@ -68,6 +70,8 @@ class TaskData:
                                 f"{name}, so its NMI is undefined; raise n_eval")
 
     def new_model(self) -> nn.Module: return build_model(self.cfg) # the CVAE, from the torch RNG
+
+    def embed_views(self, out): "No embedding view on the synthetic task (`OwnData.embed_views`)." 
 
     def optimizer(self, model: nn.Module) -> torch.optim.Optimizer:
         "Adam over the CVAE's parameters at the run's learning rate."
@@ -264,13 +268,21 @@ class OwnData:
         self.train_targets = None if labels is None else [pairs[data.kept[i]][1] for i in tr]
         self.vocab_size, self.seq_len = (len(self.tokenizer),
                                          max(len(it['input_ids']) for it in data))
+        # the embedding view: y's texts, embedded once the run's folder is known (`embed_views`)
+        self.view_folder, self.view_dim, self.views = None, 0, None
+        if d.view_encoder:
+            self.view_folder = resolve_encoder(d.view_encoder)
+            self.view_dim = require_hf('data.view_encoder').AutoConfig.from_pretrained(self.view_folder).hidden_size
+            self.view_texts = dict(train=[pairs[data.kept[i]][1] for i in tr],
+                                   eval=[pairs[data.kept[i]][1] for i in ev])
         self.inputs = {f'data file {d.path}': file_digest(d.path),
                        f'base model {d.base_model}': self.base.fingerprint,
                        f'tokenizer {d.tokenizer or d.base_model}': tokenizer_fingerprint(self.tokenizer)}
+        if d.view_encoder: self.inputs[f'view encoder {d.view_encoder}'] = file_digest(self.view_folder)
 
     def new_model(self) -> nn.Module:
         "The CVAE over the tokenizer's vocabulary, its decoder as `model.decoder_init` says."
-        model = build_model(self.cfg, self.vocab_size, self.seq_len)
+        model = build_model(self.cfg, self.vocab_size, self.seq_len, self.view_dim)
         m = self.cfg.model
         if m.decoder_init == 'base_embeddings': init_decoder_from_base(model.decoder, self.base.model)
         if m.decoder_init == 'base_model':
@@ -289,9 +301,22 @@ class OwnData:
 
     def tensors(self, ds: list,
                 b: tuple) -> dict: # the set right-padded to its longest pair, with attention mask
-        batch = collate(ds, self.pad_id)
-        return {k: v.to(self.device)
-                for k, v in dict(batch, base_surprisal=b[0], base_token_surprisal=b[1]).items()}
+        "A whole set as the model's keyword arguments, on the device; with the embedding view, y's embeddings."
+        batch = dict(collate(ds, self.pad_id), base_surprisal=b[0], base_token_surprisal=b[1])
+        if self.view_folder is not None:
+            if self.views is None: raise ValueError("the embedding view's embeddings: call embed_views first")
+            batch['y_view'] = self.views['train' if ds is self.train_set else 'eval']
+        return {k: v.to(self.device) for k, v in batch.items()}
+
+    def embed_views(self,
+                    out, # the run's folder: the embeddings are kept in out/views.safetensors
+                   ) -> None:
+        """With the embedding view, each y's sentence embedding (`cached_views`): computed by rank 0 the first
+        time, read from the run's cache after."""
+        if self.view_folder is None: return
+        path, texts = out / 'views.safetensors', self.view_texts
+        on_rank0(lambda: cached_views(texts['train'] + texts['eval'], self.view_folder, path, self.device))
+        self.views = {name: cached_views(t, self.view_folder, path) for name, t in texts.items()}
 
     @torch.no_grad()
     def held_out(self, model: nn.Module, b_eval: tuple, base_mean: float,

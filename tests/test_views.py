@@ -1,0 +1,77 @@
+"""The embedding view end to end on a tiny corpus: y's sentence embeddings from an encoder folder built on the spot (a
+`BertModel` from a config), computed once into the run's folder, a head on the code that the E-step reads, a start from
+k-means on the embeddings; report and export judge the codes beside k-means on the same embeddings; the settings that
+go with the view are refused apart from it."""
+import json, sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # the tests' helpers
+from runs import BIN, run
+
+transformers = pytest.importorskip('transformers')
+CLI = [str(BIN / 'inverse-surprisal')]
+SETS = [['cat', 'dog', 'sat', 'ran'], ['red', 'blue', 'big', 'small'], ['mat', 'log', 'on', 'under']]
+VIEW = ['--set', 'steps=4', '--set', 'eval_every=2', '--set', 'batch_size=8', '--set', 'model.d_model=16',
+        '--set', 'data.eval_fraction=0.25', '--set', 'model.code_sizes=[3]', '--no-progress']
+
+@pytest.fixture(scope='module')
+def corpus(saved, tmp_path_factory):
+    "Pairs whose y's words come from one of three planted sets (the topic column), and a tiny BERT on the base's tokenizer."
+    d = tmp_path_factory.mktemp('view')
+    g = np.random.default_rng(1)
+    rows = [dict(x=str(g.choice(['the', 'a'])), y=' '.join(g.choice(SETS[i % 3], 4)),
+                 topic=['animal', 'colour', 'place'][i % 3]) for i in range(120)]
+    (d / 'topics.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in rows))
+    tok = transformers.AutoTokenizer.from_pretrained(saved / 'base')
+    tok.save_pretrained(d / 'encoder')
+    torch.manual_seed(0)
+    transformers.BertModel(transformers.BertConfig(vocab_size=len(tok), hidden_size=16, num_hidden_layers=1,
+                                                   num_attention_heads=2, intermediate_size=32,
+                                                   max_position_embeddings=32)).save_pretrained(d / 'encoder')
+    return d
+
+def view_run(saved, corpus, out, *extra, check=True):
+    return run(*CLI, 'train', '--data', corpus / 'topics.jsonl', '--base-model', saved / 'base', '--out', out, *VIEW,
+               '--set', f"data.view_encoder={corpus / 'encoder'}", *extra, check=check)
+
+def test_a_run_with_the_embedding_view(saved, corpus, tmp_path):
+    "Trained, reported and exported; the embeddings computed once, the same run twice the same weights."
+    from safetensors import safe_open
+    out = tmp_path / 'run'
+    view_run(saved, corpus, out, '--set', 'start.codes=view_kmeans', '--set', 'data.label_key=topic')
+    views = out / 'views.safetensors'
+    texts = {json.loads(line)['y'] for line in (corpus / 'topics.jsonl').read_text().splitlines()}
+    with safe_open(views, 'pt') as f: assert f.get_tensor('embeddings').shape == (len(texts), 16)   # each text once
+    assert any(k.startswith('view encoder') for k in json.loads((out / 'inputs.json').read_text()))
+    metrics = json.loads((out / 'metrics.json').read_text())
+    assert all(np.isfinite(metrics[k]) for k in ('kl', 'recon_nll', 'code_contribution'))
+    stamp = views.stat().st_mtime_ns
+    table = run(*CLI, 'report', out).stdout.split('own categories (topic)')[1]
+    rows = {w[0]: float(w[1]) for w in map(str.split, table.splitlines()) if w and w[0] in ('code', 'embedding_kmeans')}
+    assert set(rows) == {'code', 'embedding_kmeans'}, table    # k-means on the run's own embeddings
+    run(*CLI, 'export', out, '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
+    held = [json.loads(line) for line in (tmp_path / 'held.jsonl').read_text().splitlines()]
+    assert len(held) == metrics['n_heldout'] and {h['code'] for h in held} <= {0, 1, 2}
+    assert views.stat().st_mtime_ns == stamp                              # read back, never embedded again
+    again = tmp_path / 'again'
+    view_run(saved, corpus, again, '--set', 'start.codes=view_kmeans', '--set', 'data.label_key=topic')
+    weights = lambda run: (lambda f: {k: f.get_tensor(k) for k in f.keys() if k.startswith('model.')})(
+        safe_open(run / 'cvae.safetensors', 'pt'))
+    a, b = weights(out), weights(again)
+    assert any('view_head' in k for k in a) and a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+@pytest.mark.parametrize('args, message', [
+    (['--set', 'model.family=continuous'], "needs model.family='discrete'"),
+    (['--set', 'data.view_encoder=', '--set', 'model.view_kappa=10'],
+     'model.view_kappa weighs the embedding view: it needs data.view_encoder'),
+    (['--set', 'data.view_encoder=', '--set', 'start.codes=view_kmeans'], "start.codes='view_kmeans'"),
+    (['--set', 'data.view_encoder=nowhere'], "expected 'minilm' or a folder"),
+])
+def test_view_settings_that_do_not_go_together(saved, corpus, tmp_path, args, message):
+    res = view_run(saved, corpus, tmp_path / 'r', *args, check=False)
+    assert res.returncode == 2 and 'Traceback' not in res.stderr and message in res.stderr, res.stderr[-2000:]
+    assert not (tmp_path / 'r' / 'metrics.jsonl').exists()
