@@ -67,7 +67,9 @@ ARMS = {
                        data=dict(view_encoder='minilm')),
     'view-kmeans-model': dict(start=dict(codes='view_kmeans', steps=100), model=dict(eval_posterior='model'),
                               data=dict(view_encoder='minilm')),
-    # the embedding weighed 4x (view_kappa 200 instead of 50) against the words and their order
+    # the embedding weighed 0.4x and 4x (view_kappa 20 and 200 instead of 50) against the words and their order
+    'view-kmeans-k20-model': dict(start=dict(codes='view_kmeans', steps=100),
+                                  model=dict(eval_posterior='model', view_kappa=20.0), data=dict(view_encoder='minilm')),
     'view-kmeans-k200-model': dict(start=dict(codes='view_kmeans', steps=100),
                                    model=dict(eval_posterior='model', view_kappa=200.0), data=dict(view_encoder='minilm')),
 }

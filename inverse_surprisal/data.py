@@ -71,7 +71,7 @@ class TaskData:
 
     def new_model(self) -> nn.Module: return build_model(self.cfg) # the CVAE, from the torch RNG
 
-    def embed_views(self, out): "No embedding view on the synthetic task (`OwnData.embed_views`)." 
+    def embed_views(self, out): "No embedding view on the synthetic task (`OwnData.embed_views`)."
 
     def optimizer(self, model: nn.Module) -> torch.optim.Optimizer:
         "Adam over the CVAE's parameters at the run's learning rate."
