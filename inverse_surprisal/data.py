@@ -312,11 +312,13 @@ class OwnData:
                     out, # the run's folder: the embeddings are kept in out/views.safetensors
                    ) -> None:
         """With the embedding view, each y's sentence embedding (`cached_views`): computed by rank 0 the first
-        time, read from the run's cache after."""
+        time, read from the run's cache after; one pass over the cache for both sets."""
         if self.view_folder is None: return
-        path, texts = out / 'views.safetensors', self.view_texts
-        on_rank0(lambda: cached_views(texts['train'] + texts['eval'], self.view_folder, path, self.device))
-        self.views = {name: cached_views(t, self.view_folder, path) for name, t in texts.items()}
+        path, texts = out / 'views.safetensors', self.view_texts['train'] + self.view_texts['eval']
+        emb = on_rank0(lambda: cached_views(texts, self.view_folder, path, self.device))
+        if emb is None: emb = cached_views(texts, self.view_folder, path)    # another rank: rank 0's file
+        n = len(self.view_texts['train'])
+        self.views = dict(train=emb[:n], eval=emb[n:])
 
     @torch.no_grad()
     def held_out(self, model: nn.Module, b_eval: tuple, base_mean: float,

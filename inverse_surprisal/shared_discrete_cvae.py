@@ -178,7 +178,7 @@ def _per_class(self: SharedDiscreteCVAE, input_ids, y_mask,
     ids, ym = input_ids.repeat_interleave(C, 0), y_mask.repeat_interleave(C, 0)
     classes = torch.arange(C, device=ids.device).repeat(bs) if self.cfg.class_maps else None
     aux_c = self._head(pre.sum(1).repeat(bs, 1), ids, ym, classes).view(bs, C)
-    return l_c, tok_c, aux_c + self._view(pre.sum(1), y_view, bs, per_class=True)
+    return l_c, tok_c, aux_c + self._view(pre.sum(1), y_view, per_class=True)
 
 @patch
 def class_prefix(self: SharedDiscreteCVAE) -> Tensor: # (C,M,d) the prefix of every joint class
@@ -192,7 +192,7 @@ def _head(self: SharedDiscreteCVAE, z, ids, ym, classes):
     return self.aux_head(z, ids, ym, classes) if self.cfg.class_maps else self.aux_head(z, ids, ym)
 
 @patch
-def _view(self: SharedDiscreteCVAE, z, y_view, bs: int, per_class: bool=False):
+def _view(self: SharedDiscreteCVAE, z, y_view, per_class: bool=False):
     "The embedding view's NLL of each example (every class's with `per_class`); 0 without a view."
     if self.view_head is None:
         if y_view is not None:
@@ -211,7 +211,7 @@ def _gumbel_reconstruction(self: SharedDiscreteCVAE, input_ids, y_mask, log_q, t
     pre = self.prefix(onehots)
     l, tok = sequence_nll(self.decoder, input_ids, y_mask, pre)
     classes = self.joint_class([oh.argmax(1) for oh in onehots]) if self.cfg.class_maps else None
-    aux = self._head(pre.sum(1), input_ids, y_mask, classes) + self._view(pre.sum(1), y_view, len(input_ids))
+    aux = self._head(pre.sum(1), input_ids, y_mask, classes) + self._view(pre.sum(1), y_view)
     return l, tok, aux, onehots
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #d0ffa705
