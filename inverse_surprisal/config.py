@@ -239,6 +239,8 @@ def check_view_settings(cfg, # a RunConfig
                          f"needs model.family='discrete', got {cfg.model.family!r}")
     if not view and cfg.model.family == 'discrete' and cfg.model.view_kappa != ModelConfig.view_kappa:
         raise ValueError("model.view_kappa weighs the embedding view: it needs data.view_encoder")
+    if not view and cfg.model.family == 'discrete' and cfg.model.view_decay != ModelConfig.view_decay:
+        raise ValueError("model.view_decay keeps the embedding view's means: it needs data.view_encoder")
     if not view and cfg.start.codes == 'view_kmeans':
         raise ValueError("start.codes='view_kmeans' clusters y's sentence embeddings: it needs data.view_encoder")
 

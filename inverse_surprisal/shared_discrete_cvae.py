@@ -49,6 +49,9 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
     # the precision of its Gaussian per code (`ViewHead`): how much the embedding weighs against y's tokens
     view_dim: int=0
     view_kappa: float=50.0
+    # 0: each code's mean is learned by the optimiser; in (0,1): the running average of its examples' embeddings
+    # under EM's posterior, decayed by this much a step (`ViewHead.update`; estimator='em')
+    view_decay: float=0.0
 
     def __post_init__(self):
         self.code_sizes = tuple(self.code_sizes)
@@ -72,6 +75,9 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
         if not isinstance(self.view_dim, int) or self.view_dim < 0 or not self.view_kappa > 0:
             raise ValueError(f"view_dim must be an int >= 0 and view_kappa > 0, got {self.view_dim!r} and "
                              f"{self.view_kappa!r}")
+        if not 0 <= self.view_decay < 1 or (self.view_decay and self.estimator != 'em'):
+            raise ValueError(f"view_decay must be in [0, 1), and > 0 only with estimator='em' (its posterior moves "
+                             f"the means), got {self.view_decay!r} with estimator={self.estimator!r}")
 
     @property
     def n_joint(self) -> int: return math.prod(self.code_sizes)
@@ -113,7 +119,8 @@ class SharedDiscreteCVAE(nn.Module):
         self.code_emb = nn.ModuleList(nn.Embedding(k, cfg.d_model) for k in cfg.code_sizes)
         self.aux_head = cfg.make_aux_head(cfg.d_model, cfg.n_joint if cfg.class_maps else 0)
         # the embedding view: a second head on the code, read beside the first wherever it is
-        self.view_head = ViewHead(cfg.d_model, cfg.view_dim, cfg.view_kappa) if cfg.view_dim else None
+        self.view_head = (ViewHead(cfg.d_model, cfg.view_dim, cfg.view_kappa, cfg.view_decay, cfg.n_joint)
+                          if cfg.view_dim else None)
         grid = torch.cartesian_prod(*[torch.arange(k) for k in cfg.code_sizes])
         self.register_buffer('joint_grid', grid.reshape(-1, len(cfg.code_sizes)))
 
@@ -299,7 +306,7 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
     if self.cfg.estimator == 'em':
         out.loss = self.em_loss(step, per_class, sample, log_pc, y_mask,
                                 base_surprisal, base_token_surprisal, base_mean,
-                                start_code, balanced)
+                                start_code, balanced, y_view)
     elif start_code is not None or balanced:
         raise ValueError("start_code and balanced are EM's: they need estimator='em'")
     return out
@@ -349,15 +356,18 @@ def em_loss(self: SharedDiscreteCVAE,
             base_mean: float=None, # E_D[b], for the distribution term
             start_code: Tensor=None, # (bs,) classes that stand for the posterior (a hard start)
             balanced: bool=False, # the posterior balanced over the batch (Sinkhorn-Knopp)
+            y_view: Tensor=None, # (bs,D) y's sentence embeddings: averaged into the view's means (view_decay > 0)
            ) -> Tensor: # () the EM surrogate, averaged over the batch
     """Decoder and head on the exact tempered posterior of the current model; prior and encoder
-    fitted to it."""
+    fitted to it (and, training with `view_decay`, the view's means averaged under it)."""
     cfg, C = self.objective, log_qc.shape[1]
     cost = self._em_cost(per_class, y_mask, base_surprisal, base_token_surprisal, base_mean)
     with torch.no_grad():
         log_post = log_pc - cost / cfg.beta
         post = (F.one_hot(start_code.long(), C).to(cost.dtype) if start_code is not None
                 else balanced_assignment(log_post) if balanced else torch.softmax(log_post, 1))
+        if self.training and self.view_head is not None and self.view_head.decay:   # the means' M-step, in closed form
+            self.view_head.update(post, y_view)
     return (post * (cost - beta_at(cfg, step) * log_pc - log_qc)).sum(1).mean()
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #52fb64fe

@@ -35,16 +35,34 @@ def view_nll(mean: Tensor, # (N,D) or (C,D) the head's means m
 
 # %% ../nbs/04b_views.ipynb #247ff780
 class ViewHead(nn.Module):
-    "Predict y's sentence embedding from the latent: an isotropic Gaussian with mean `proj(z)` and precision kappa."
+    """Predict y's sentence embedding from the latent: an isotropic Gaussian with precision kappa, its mean `proj(z)`
+    learned by the optimiser, or with `decay` each class's running average of its examples' embeddings (`update`)."""
     def __init__(self,
                  in_dim: int, # width of z (the code's embedding)
                  view_dim: int, # D, the embedding's width
                  kappa: float, # the precision (`view_nll`)
+                 decay: float=0.0, # 0: means learned; in (0,1): running averages, this decay per `update`
+                 n_classes: int=0, # the classes whose means are averaged (with `decay`)
                 ):
         super().__init__()
-        self.proj, self.kappa, self.view_dim = nn.Linear(in_dim, view_dim), kappa, view_dim
-        # every mean starts at 0: the view favours no code until the codes' own examples have moved their means
-        nn.init.zeros_(self.proj.weight); nn.init.zeros_(self.proj.bias)
+        if not 0 <= decay < 1: raise ValueError(f"decay must be in [0, 1), got {decay!r}")
+        if decay and n_classes < 1: raise ValueError("decay > 0 keeps one mean per class: n_classes must be >= 1")
+        self.kappa, self.view_dim, self.decay = kappa, view_dim, decay
+        if decay:
+            self.register_buffer('sums', torch.zeros(n_classes, view_dim))
+            self.register_buffer('counts', torch.zeros(n_classes))
+        else:
+            self.proj = nn.Linear(in_dim, view_dim)
+            # every mean starts at 0: the view favours no code until the codes' own examples have moved their means
+            nn.init.zeros_(self.proj.weight); nn.init.zeros_(self.proj.bias)
+    def means(self,
+              z: Tensor, # (N,in_dim); with `decay`, the classes' own rows in class order
+             ) -> Tensor: # (N,D)
+        if not self.decay: return self.proj(z)
+        if len(z) != len(self.counts):
+            raise ValueError(f"a head with running averages has one mean per class: z must give its "
+                             f"{len(self.counts)} classes' rows, got {len(z)}")
+        return torch.where(self.counts[:, None] > 0, self.sums / self.counts.clamp_min(1e-30)[:, None], 0.0)
     def forward(self,
                 z: Tensor, # (N,in_dim), or (C,in_dim) with `per_class`
                 view: Tensor, # (N,D) each example's embedding
@@ -52,7 +70,21 @@ class ViewHead(nn.Module):
                ) -> Tensor: # (N,) or (N,C) nats
         "NLL of each example's embedding given z (`view_nll`)."
         check_view(view, len(view), self.view_dim)
-        return view_nll(self.proj(z), view, self.kappa, per_class)
+        if self.decay and not per_class:
+            raise ValueError("a head with running averages scores every class (per_class=True): it has no mean for "
+                             "a sampled z")
+        return view_nll(self.means(z), view, self.kappa, per_class)
+    @torch.no_grad()
+    def update(self,
+               post: Tensor, # (N,C) each example's posterior over the classes (rows sum to 1)
+               view: Tensor, # (N,D) the examples' embeddings
+              ) -> None:
+        "One online-EM M-step: the classes' posterior-weighted sums and counts, decayed, take this batch's."
+        if not self.decay: raise ValueError("update needs a head with running averages (decay > 0)")
+        check_view(view, len(post), self.view_dim)
+        post = post.float()
+        self.sums.mul_(self.decay).add_(post.T @ view.float(), alpha=1 - self.decay)
+        self.counts.mul_(self.decay).add_(post.sum(0), alpha=1 - self.decay)
 
 def check_view(view: Tensor, # what a batch gives as its examples' embeddings
                n: int, # the batch's examples

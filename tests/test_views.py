@@ -10,7 +10,7 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # the tests' helpers
-from runs import BIN, run
+from runs import BIN, KILL_AFTER, records, run, without_wall
 
 transformers = pytest.importorskip('transformers')
 CLI = [str(BIN / 'inverse-surprisal')]
@@ -34,9 +34,16 @@ def corpus(saved, tmp_path_factory):
                                                    max_position_embeddings=32)).save_pretrained(d / 'encoder')
     return d
 
+def view_args(saved, corpus, *extra):
+    return ['train', '--data', corpus / 'topics.jsonl', '--base-model', saved / 'base', *VIEW,
+            '--set', f"data.view_encoder={corpus / 'encoder'}", *extra]
+
 def view_run(saved, corpus, out, *extra, check=True):
-    return run(*CLI, 'train', '--data', corpus / 'topics.jsonl', '--base-model', saved / 'base', '--out', out, *VIEW,
-               '--set', f"data.view_encoder={corpus / 'encoder'}", *extra, check=check)
+    return run(*CLI, *view_args(saved, corpus, *extra), '--out', out, check=check)
+
+def weights(run_dir):
+    from safetensors import safe_open
+    with safe_open(run_dir / 'cvae.safetensors', 'pt') as f: return {k: f.get_tensor(k) for k in f.keys() if k.startswith('model.')}
 
 def test_a_run_with_the_embedding_view(saved, corpus, tmp_path):
     "Trained, reported and exported; the embeddings computed once, the same run twice the same weights."
@@ -59,10 +66,21 @@ def test_a_run_with_the_embedding_view(saved, corpus, tmp_path):
     assert views.stat().st_mtime_ns == stamp                              # read back, never embedded again
     again = tmp_path / 'again'
     view_run(saved, corpus, again, '--set', 'start.codes=view_kmeans', '--set', 'data.label_key=topic')
-    weights = lambda run: (lambda f: {k: f.get_tensor(k) for k in f.keys() if k.startswith('model.')})(
-        safe_open(run / 'cvae.safetensors', 'pt'))
     a, b = weights(out), weights(again)
     assert any('view_head' in k for k in a) and a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+def test_averaged_means_resume_exactly(saved, corpus, tmp_path):
+    "With model.view_decay the view's means are running averages kept in the checkpoint: a killed run resumes exactly."
+    avg = ['--set', 'model.view_decay=0.9', '--set', 'start.codes=view_kmeans', '--set', 'start.steps=2']
+    whole, killed = tmp_path / 'whole', tmp_path / 'killed'
+    view_run(saved, corpus, whole, *avg)
+    res = run(sys.executable, KILL_AFTER, killed, 'cvae.safetensors', *view_args(saved, corpus, *avg), check=False)
+    assert res.returncode == -9 and not (killed / 'metrics.json').exists(), res.stderr[-2000:]
+    view_run(saved, corpus, killed, *avg, '--resume')
+    a, b = weights(whole), weights(killed)
+    assert {'model.view_head.sums', 'model.view_head.counts'} <= a.keys() and a['model.view_head.counts'].sum() > 0
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert [without_wall(r) for r in records(killed)] == [without_wall(r) for r in records(whole)]
 
 @pytest.mark.parametrize('args, message', [
     (['--set', 'model.family=continuous'], "needs model.family='discrete'"),
