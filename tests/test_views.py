@@ -70,8 +70,9 @@ def test_a_run_with_the_embedding_view(saved, corpus, tmp_path):
     assert any('view_head' in k for k in a) and a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 def test_averaged_means_resume_exactly(saved, corpus, tmp_path):
-    "With model.view_decay the view's means are running averages kept in the checkpoint: a killed run resumes exactly."
-    avg = ['--set', 'model.view_decay=0.9', '--set', 'start.codes=view_kmeans', '--set', 'start.steps=2']
+    """The text-view preset (its encoder swapped for the tiny one): the view's means are running averages kept in the
+    checkpoint, and a killed run resumes exactly."""
+    avg = ['--preset', 'text-view', '--set', 'start.steps=2']
     whole, killed = tmp_path / 'whole', tmp_path / 'killed'
     view_run(saved, corpus, whole, *avg)
     res = run(sys.executable, KILL_AFTER, killed, 'cvae.safetensors', *view_args(saved, corpus, *avg), check=False)
