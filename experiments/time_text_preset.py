@@ -6,8 +6,9 @@ timed as one process (the base model's preparation is not timed). Run it with no
 experiments/real_text/results/text_preset_30k.json (the wall seconds, the run's held-out figures); skipped when there.
 With --view, the same command with the embedding view (--set data.view_encoder=minilm: all-MiniLM-L6-v2 from its PyPI
 wheel, every y embedded inside the timed command) after the plain command timed again in the same conditions, both
-walls and their ratio written to text_preset_30k_view.json.
-Usage: python experiments/time_text_preset.py [--pairs N] [--out DIR] [--prepare-only] [--view]"""
+walls and their ratio written to text_preset_30k_view.json. With --text-view, the same with --preset text-view (the view
+at its measured settings) instead, written to text_preset_30k_text_view.json.
+Usage: python experiments/time_text_preset.py [--pairs N] [--out DIR] [--prepare-only] [--view | --text-view]"""
 import argparse, json, subprocess, sys, time
 from pathlib import Path
 
@@ -36,28 +37,32 @@ def main():
     ap.add_argument('--pairs', type=int, default=30000); ap.add_argument('--out', default=str(HERE))
     ap.add_argument('--prepare-only', action='store_true', help='make the pairs and the base model, time nothing')
     ap.add_argument('--view', action='store_true', help='with the embedding view (data.view_encoder=minilm)')
+    ap.add_argument('--text-view', action='store_true', help='with --preset text-view')
     a = ap.parse_args()
-    record = Path(a.out) / 'results' / f"text_preset_{a.pairs // 1000}k{'_view' if a.view else ''}.json"
+    if a.view and a.text_view: ap.error('--view and --text-view time two different commands: give one')
+    view = ['--set', 'data.view_encoder=minilm'] if a.view else ['--preset', 'text-view'] if a.text_view else []
+    suffix = '_view' if a.view else '_text_view' if a.text_view else ''
+    record = Path(a.out) / 'results' / f"text_preset_{a.pairs // 1000}k{suffix}.json"
     if record.exists() and not a.prepare_only: print(record.read_text()); return
     work = Path(a.out) / 'work' / f'text_preset_{a.pairs // 1000}k'
     prepare(work, a.pairs)
     if a.prepare_only: return
     y_tokens = [len(it['input_ids']) for it in TextPairs(read_pairs(work / 'pairs.jsonl'),
                 transformers.AutoTokenizer.from_pretrained(work / 'base'), 96, 'drop')]
-    def timed(view: bool) -> tuple: # (wall seconds, run folder) of the documented command
-        run = work / f"run_{int(time.time())}{'_view' if view else ''}"
+    def timed(with_view: bool) -> tuple: # (wall seconds, run folder) of the documented command
+        run = work / f"run_{int(time.time())}{suffix if with_view else ''}"
         t0 = time.perf_counter()
         subprocess.run([str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--data', str(work / 'pairs.jsonl'),
                         '--base-model', str(work / 'base'), '--out', str(run), '--no-progress',
                         '--set', 'data.too_long="drop"',              # a gloss or two longer than the base reads
-                        *(['--set', 'data.view_encoder=minilm'] if view else [])], check=True)
+                        *(view if with_view else [])], check=True)
         return time.perf_counter() - t0, run
     # with the view, the plain command first, timed in the same conditions: the ratio is the figure
-    plain = timed(False)[0] if a.view else None
-    wall, run = timed(a.view)
+    plain = timed(False)[0] if view else None
+    wall, run = timed(bool(view))
     metrics = json.loads((run / 'metrics.json').read_text())
     rec = dict(pairs=a.pairs, tokens_per_pair_median=sorted(y_tokens)[len(y_tokens) // 2], wall_seconds=round(wall, 1),
-               **(dict(plain_wall_seconds=round(plain, 1), ratio=round(wall / plain, 3)) if a.view else {}),
+               **(dict(plain_wall_seconds=round(plain, 1), ratio=round(wall / plain, 3)) if view else {}),
                config=json.loads((run / 'config.json').read_text()),
                held_out={k: metrics[k] for k in ('kl', 'code_contribution', 'decoder_vs_base', 'codes_used',
                                                  'code_perplexity', 'n_heldout', 'n_train') if k in metrics})

@@ -58,6 +58,7 @@ class ViewHead(nn.Module):
     def means(self,
               z: Tensor, # (N,in_dim); with `decay`, the classes' own rows in class order
              ) -> Tensor: # (N,D)
+        "Each row's mean: `proj(z)`, or with `decay` each class's running average (0 before any example)."
         if not self.decay: return self.proj(z)
         if len(z) != len(self.counts):
             raise ValueError(f"a head with running averages has one mean per class: z must give its "
@@ -82,6 +83,9 @@ class ViewHead(nn.Module):
         "One online-EM M-step: the classes' posterior-weighted sums and counts, decayed, take this batch's."
         if not self.decay: raise ValueError("update needs a head with running averages (decay > 0)")
         check_view(view, len(post), self.view_dim)
+        if not torch.is_tensor(post) or post.shape != (len(view), len(self.counts)):
+            raise ValueError(f"post must be a ({len(view)}, {len(self.counts)}) tensor of each example's posterior over "
+                             f"the classes, got {tuple(post.shape) if torch.is_tensor(post) else type(post).__name__}")
         post = post.float()
         self.sums.mul_(self.decay).add_(post.T @ view.float(), alpha=1 - self.decay)
         self.counts.mul_(self.decay).add_(post.sum(0), alpha=1 - self.decay)
