@@ -76,7 +76,7 @@ ARMS = {
     # learned by Adam: does the code then survive a stronger view?
     **{f'view-avg-k{k}-model': dict(start=dict(codes='view_kmeans', steps=100),
                                     model=dict(eval_posterior='model', view_kappa=float(k), view_decay=0.98),
-                                    data=dict(view_encoder='minilm')) for k in (50, 200, 500)},
+                                    data=dict(view_encoder='minilm')) for k in (200, 500)},
     # the sequence's share (item 4): the bag-of-words head weighed 0.3x in the E-step and its own training
     'mixture-aux0.3-model': dict(start=dict(codes='mixture', steps=100), model=dict(eval_posterior='model'),
                                  objective=dict(aux_weight=0.3)),
