@@ -46,7 +46,7 @@ def weights(run_dir):
     with safe_open(run_dir / 'cvae.safetensors', 'pt') as f: return {k: f.get_tensor(k) for k in f.keys() if k.startswith('model.')}
 
 def test_a_run_with_the_embedding_view(saved, corpus, tmp_path):
-    "Trained, reported and exported; the embeddings computed once."
+    "Trained, reported and exported; the embeddings computed once, the same run twice the same weights."
     from safetensors import safe_open
     out = tmp_path / 'run'
     view_run(saved, corpus, out, '--set', 'start.codes=view_kmeans', '--set', 'data.label_key=topic')
@@ -64,7 +64,11 @@ def test_a_run_with_the_embedding_view(saved, corpus, tmp_path):
     held = [json.loads(line) for line in (tmp_path / 'held.jsonl').read_text().splitlines()]
     assert len(held) == metrics['n_heldout'] and {h['code'] for h in held} <= {0, 1, 2}
     assert views.stat().st_mtime_ns == stamp                              # read back, never embedded again
-    assert any('view_head.proj' in k for k in weights(out))               # the default: means learned
+    again = tmp_path / 'again'
+    view_run(saved, corpus, again, '--set', 'start.codes=view_kmeans', '--set', 'data.label_key=topic')
+    a, b = weights(out), weights(again)
+    assert any('view_head' in k for k in a) and a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert any('view_head.proj' in k for k in a)                          # the default: means learned
 
 def test_averaged_means_resume_exactly(saved, corpus, tmp_path):
     """The text-view preset (its encoder swapped for the tiny one): the view's means are running averages kept in the
