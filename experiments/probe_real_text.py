@@ -80,6 +80,9 @@ ARMS = {
     # the sequence's share (item 4): the bag-of-words head weighed 0.3x in the E-step and its own training
     'mixture-aux0.3-model': dict(start=dict(codes='mixture', steps=100), model=dict(eval_posterior='model'),
                                  objective=dict(aux_weight=0.3)),
+    # ... or annealed from 1 to 0.1 after the start's release (step 100) to the last step
+    'mixture-anneal0.1-model': dict(start=dict(codes='mixture', steps=100), model=dict(eval_posterior='model'),
+                                    objective=dict(aux_anneal_start=100, aux_anneal_steps=200, aux_final=0.1)),
 }
 
 def wordnet_rows():

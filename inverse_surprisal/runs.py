@@ -48,7 +48,7 @@ def load_run(run, # a finished run directory
     tr = Trainer(cfg, run, progress=False, device=device)
     check_run_inputs(run, tr.data.inputs, what='load_run')
     tr.b = tr.base_surprisals()                # read back from the run's caches, not scored again
-    tr.model = tr.seeded_cvae(tr.b).eval()
+    tr.model = tr.seeded_cvae(tr.b, step=cfg.steps).eval()   # the objective it was last evaluated with
     tr.model.load_state_dict(ckpt['model'])
     return OpenRun(tr.model, cfg, getattr(tr.data, 'tokenizer', None), tr.eval_set, tr)
 

@@ -26,7 +26,7 @@ from .data import DataError, OwnData, TaskData
 from .distributed import (batch_indices, ddp_wrap, default_device, dist_info, global_mean,
                                            on_rank0)
 from .files import atomic_write_bytes
-from .objective import matched_objective
+from .objective import ObjectiveConfig, matched_objective, objective_at
 from .reference import FrozenBaseModel
 from .run_dir import (BASE_CKPT, CVAE_CKPT, INPUTS_FILE, RunDirectoryError, check_resumable,
                                        check_run_inputs, check_trained_config, load_checkpoint, rng_state,
@@ -99,7 +99,9 @@ def _fit(self: Trainer, resume: bool) -> dict:
                                          cfg.start, cfg.seed, data.get('y_view')).to(self.device)
     with self.log.bar(cfg.steps, f'{cfg.model.family} CVAE ({cfg.objective.recon})') as bar:
         bar.update(start)
+        obj = self.resolved_objective(b)
         for step in range(start, cfg.steps):
+            model.objective = objective_at(obj, step)      # an annealed head's weight at this step
             if cfg.model.family == 'discrete' and cfg.split.due(step, cfg.steps):
                 self._split(model, opt, gen, step)
             self._cvae_step(ddp, opt, data, gen, b['base_mean'], step, bar)
@@ -108,6 +110,7 @@ def _fit(self: Trainer, resume: bool) -> dict:
                                    cfg.seed, b['base_mean'])
                 self.log.write(dict(phase='refit', step=step + 1, kl_to_posterior=kl))
             if (step + 1) % cfg.eval_every == 0 or step + 1 == cfg.steps:
+                model.objective = objective_at(obj, step + 1)   # the step it is evaluated at
                 self._evaluate_and_save(model, opt, gen, b, evals, step + 1, t0)
     final = dict(evals[-1], wall_seconds=time.perf_counter() - t0)
     if self.rank == 0:
@@ -181,14 +184,19 @@ def base_surprisals(self: Trainer) -> dict:
 @patch
 def seeded_cvae(self: Trainer,
                 # `base_surprisals`: its training b resolves a matched objective (which needs it)
-                b: dict=None) -> nn.Module:
+                b: dict=None,
+                step: int=0, # the objective of this step (an annealed head's weight, `objective_at`)
+               ) -> nn.Module:
     "The run's CVAE as its seed initialises it, on the run's device, its objective resolved."
     torch.manual_seed(self.cfg.seed)
     model = self.data.new_model().to(self.device)
-    # objective.matched: beta and aux_weight times E_D[w] over the training set
-    if b is not None:
-        model.objective = matched_objective(self.cfg.objective, b['train'][0], b['base_mean'])
+    if b is not None: model.objective = objective_at(self.resolved_objective(b), step)
     return model
+
+@patch
+def resolved_objective(self: Trainer, b: dict) -> ObjectiveConfig:
+    "The run's objective, `objective.matched` resolved (beta and the head's weights times E_D[w] over the training set)."
+    return matched_objective(self.cfg.objective, b['train'][0], b['base_mean'])
 
 # %% ../nbs/09b_train.ipynb #06b9f120
 @patch
