@@ -22,6 +22,7 @@ from torch import nn
 
 from .continuous_cvae import ContinuousCVAE, ContinuousCVAEConfig
 from .files import atomic_write_bytes
+from .hf_decoder import Z_LAYERS
 from .losses import FLOAT32_MAX
 from .nn import CVAEArchConfig
 from .objective import ObjectiveConfig
@@ -64,6 +65,10 @@ def check_model_choices(m, # a ModelConfig (or any object with the fields it rea
     if m.decoder_layers < -1 or not m.decoder_lr > 0:
         raise ValueError("decoder_layers must be an int >= -1 and decoder_lr > 0, got "
                          f"{m.decoder_layers!r} and {m.decoder_lr!r}")
+    check_choice('decoder_z', m.decoder_z, Z_LAYERS)
+    if m.decoder_z != 'input' and m.decoder_init != 'base_model':
+        raise ValueError("decoder_z says where z enters the base's copy: it needs decoder_init='base_model', "
+                         f"got {m.decoder_init!r}")
 
 # %% ../nbs/09_config.ipynb #e7f96625
 # the data fixes these, not the settings: the vocabulary, the sequence's length, the y region's length
@@ -107,6 +112,8 @@ ModelConfig = dataclasses.make_dataclass('ModelConfig', [
     ('decoder_layers', int, field(default=-1)),
     # 'base_model': the copy's learning rate (the rest train at `lr`)
     ('decoder_lr', float, field(default=1e-4)),
+    # 'base_model': where z enters the copy: 'input' (its embeddings) | 'every' (every block's input too)
+    ('decoder_z', str, field(default='input')),
     *family_fields()], namespace=dict(__post_init__=_check_model, __module__=__name__,
     __doc__="The CVAE family and its architecture (the families' fields, declared there), and where the decoder starts on own data."))
 
@@ -250,7 +257,7 @@ def check_run_model(cfg, # a RunConfig
     shape (any shape on own data), and the discrete family's rules for the objective."""
     # where the decoder starts is read from the pretrained base model
     if not cfg.data.path:
-        check_own_data_only(cfg.model, ('decoder_init', 'decoder_layers', 'decoder_lr'), 'model.')
+        check_own_data_only(cfg.model, ('decoder_init', 'decoder_layers', 'decoder_lr', 'decoder_z'), 'model.')
     if (cfg.model.family == 'discrete' and cfg.split.every
         and (len(cfg.model.code_sizes) != 1 or not cfg.model.class_maps)):
         raise ValueError("split.every > 0 needs one code (model.code_sizes=[C]) and "
