@@ -16,6 +16,7 @@ was carry codes_argmax_used (codes that are the argmax for >= 1% of the held-out
 Resumable: each finished piece is a JSON file in experiments/real_text/results/ (skipped on the next start; refused when its
 settings changed); work files (pairs, base, runs) live in experiments/real_text/work/ (not in git).
 Usage: python experiments/probe_real_text.py CORPUS ARM[,ARM...] SEED[,SEED...] [--steps N] [--out DIR] [--encoder DIR]
+                                           [--base plateau]   (the base trained to its held-out plateau)
        python experiments/probe_real_text.py CORPUS baselines SEED[,SEED...]   (the clusterings alone: no base model)
        python experiments/probe_real_text.py planted ARM SEED --quick --out DIR   (make test's tiny version)"""
 import argparse
@@ -34,7 +35,12 @@ K, EVAL_FRACTION = 16, 0.25
 # pairs for the CVAE (a quarter held out) and as many others for the base; the base's steps; the CVAE's eval interval
 SIZES = dict(full=dict(n_pairs=8000, base_steps=800, eval_every=50),
              quick=dict(n_pairs=96, base_steps=20, eval_every=3))
-S = SIZES['full']
+# the base at its plateau (--base plateau): held-out nats per pair on PLATEAU['held'] of the base's own pairs (the rest
+# train it) every `every` steps; it stops once `patience` checks in a row have not lowered the best by `min_gain`
+# nats a pair (or at `most` steps) and keeps the best check's weights
+PLATEAU = dict(full=dict(held=800, every=200, patience=3, min_gain=0.1, most=8000),
+               quick=dict(held=16, every=5, patience=2, min_gain=0.1, most=30))
+S, P = SIZES['full'], PLATEAU['full']
 transformers.utils.logging.disable_progress_bar()
 
 # the arms compared side by side: the text preset with 16 codes plus these settings
@@ -83,6 +89,13 @@ ARMS = {
     # ... or annealed from 1 to 0.1 after the start's release (step 100) to the last step
     'mixture-anneal0.1-model': dict(start=dict(codes='mixture', steps=100), model=dict(eval_posterior='model'),
                                     objective=dict(aux_anneal_start=100, aux_anneal_steps=200, aux_final=0.1)),
+    # the base's own decoder with z in every block (issue 62): the copy trained at decoder_lr, or frozen with the
+    # entries of z as its adapters; beside mixture-base-model (z at the embeddings alone) and mixture-model (fresh)
+    'mixture-every-model': dict(start=dict(codes='mixture', steps=100),
+                                model=dict(eval_posterior='model', decoder_init='base_model', decoder_z='every')),
+    'mixture-every-frozen-model': dict(start=dict(codes='mixture', steps=100),
+                                       model=dict(eval_posterior='model', decoder_init='base_model', decoder_z='every',
+                                                  decoder_layers=0)),
 }
 
 def wordnet_rows():
@@ -129,16 +142,34 @@ def train_tokenizer(texts: list, # (x, y) the byte-level BPE is trained on
                             special_tokens=['<pad>', '<eos>'])
     return transformers.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, pad_token='<pad>', eos_token='<eos>')
 
+def held_out_nats(lm, data) -> float:
+    "The mean NLL of y a pair (nats) of a GPT-2 over a `TextPairs`, in batches of 200."
+    lm.eval(); total = 0.0
+    with torch.no_grad():
+        for i in range(0, len(data), 200):
+            b = collate([data[j] for j in range(i, min(i + 200, len(data)))], lm.config.pad_token_id)
+            logits = lm(input_ids=b['input_ids'], attention_mask=b['attention_mask']).logits[:, :-1]
+            nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), b['input_ids'][:, 1:], reduction='none')
+            total += (nll * b['y_mask'][:, 1:]).sum().item()
+    lm.train(); return total / len(data)
+
 def train_base(pairs: list, # (x, y) the GPT-2 is trained on
                tok, # `train_tokenizer`'s
-               folder: Path, positions: int, width: int, layers: int, steps: int, every: int, label: str=''):
+               folder: Path, positions: int, width: int, layers: int, steps: int, every: int, label: str='',
+               plateau: dict=None, # PLATEAU's: train to the held-out plateau (`steps` unused), the curve in plateau.json
+              ):
     "A GPT-2 trained on p(y|x) (AdamW, batch 64, seed 0), saved to `folder` with its tokenizer."
+    held = None
+    if plateau:             # the last `held` of the pairs judge the plateau, the rest train
+        pairs, held = pairs[:-plateau['held']], TextPairs(pairs[-plateau['held']:], tok, max_len=positions, too_long='drop')
+        steps, every = plateau['most'], plateau['every']
     data = TextPairs(pairs, tok, max_len=positions, too_long='drop')
     torch.manual_seed(0)
     lm = transformers.GPT2LMHeadModel(transformers.GPT2Config(
         vocab_size=len(tok), n_positions=positions, n_embd=width, n_layer=layers, n_head=4,
         bos_token_id=tok.eos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id))
     opt, gen = torch.optim.AdamW(lm.parameters(), lr=3e-3), torch.Generator().manual_seed(0)
+    curve, best, ref = [], (float('inf'), 0, None), (float('inf'), 0)   # the lowest check; the last that gained
     for step in range(steps):
         batch = collate([data[i] for i in torch.randint(0, len(data), (64,), generator=gen).tolist()],
                         tok.pad_token_id)
@@ -146,13 +177,26 @@ def train_base(pairs: list, # (x, y) the GPT-2 is trained on
                   labels=batch['input_ids'].masked_fill(~batch['y_mask'], -100)).loss
         opt.zero_grad(); loss.backward(); opt.step()
         if step % every == every - 1: print(f'{label}base step {step + 1}: {loss.item():.3f} nats per y token', flush=True)
+        if held is not None and step % every == every - 1:
+            curve.append(dict(step=step + 1, held_out=round(held_out_nats(lm, held), 4)))
+            print(f"{label}base step {step + 1}: held out {curve[-1]['held_out']:.2f} nats a pair", flush=True)
+            h = curve[-1]['held_out']
+            if h < best[0]: best = (h, step + 1, {k: v.clone() for k, v in lm.state_dict().items()})
+            if h < ref[0] - plateau['min_gain']: ref = (h, step + 1)
+            elif step + 1 - ref[1] >= plateau['patience'] * every: break
+    if held is not None:
+        lm.load_state_dict(best[2])
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / 'plateau.json').write_text(json.dumps(dict(plateau, kept_step=best[1], held_out=best[0], curve=curve),
+                                                        indent=1))
     tok.save_pretrained(folder); lm.save_pretrained(folder)
 
-def prepare(corpus, work_dir, base: bool=True):
+def prepare(corpus, work_dir, base: bool=True, plateau: bool=False):
     """The pairs file (with its categories), and the tokenizer and base model trained on other pairs of the corpus
-    (without `base`, the tokenizer alone: enough for the split and the baselines)."""
+    (without `base`, the tokenizer alone: enough for the split and the baselines; with `plateau`, the base trained to
+    its held-out plateau, in its own folder)."""
     work = work_dir / corpus; work.mkdir(parents=True, exist_ok=True)
-    pairs_path, base_dir = work / 'pairs.jsonl', work / 'base'
+    pairs_path, base_dir = work / 'pairs.jsonl', work / ('base_plateau' if plateau and base else 'base')
     if not pairs_path.exists():
         rows = CORPORA[corpus]()
         order = torch.randperm(len(rows), generator=torch.Generator().manual_seed(0)).tolist()
@@ -167,7 +211,7 @@ def prepare(corpus, work_dir, base: bool=True):
         if not base: tok.save_pretrained(base_dir)
         else:
             train_base(pairs, tok, base_dir, positions=64, width=64, layers=2, steps=S['base_steps'], every=200,
-                       label=f'{corpus} ')
+                       label=f'{corpus} ', plateau=P if plateau else None)
             print(f'{corpus} base: {time.perf_counter() - t0:.0f} s', flush=True)
     return pairs_path, base_dir
 
@@ -212,9 +256,9 @@ def baselines(corpus, seed, train, held, results, encoder: Path=None, cache: Pat
     out.write_text(json.dumps(rec, indent=1))
     return rec
 
-def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, results):
+def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, results, tag: str=''):
     "One arm on one seed: train, then judge its held-out codes; the record is written once and reused."
-    out = results / f'{corpus}_{arm}_s{seed}_{steps}.json'
+    out = results / f'{corpus}_{arm}_s{seed}_{steps}{tag}.json'
     cfg = make_config('text', {**ARMS[arm], 'seed': seed, 'steps': steps, 'eval_every': S['eval_every'],
                                'log_every': S['eval_every'],
                                'batch_size': 32,
@@ -228,7 +272,7 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, resu
         if 'model_posterior' in rec: return rec
         earlier = rec          # a record from before q* was judged: its run is opened again
     else: earlier = None
-    run = work_dir / corpus / 'runs' / f'{arm}_s{seed}_{steps}'
+    run = work_dir / corpus / 'runs' / f'{arm}_s{seed}_{steps}{tag}'
     t0 = time.perf_counter()
     tr = Trainer(cfg, run, progress=False)
     tr.fit(resume=(run / 'metrics.jsonl').exists())
@@ -267,7 +311,7 @@ def show(rec):
     for c, w in sorted(rec['words'].items(), key=lambda t: int(t[0])): print(f'    code {c}: {" ".join(w)}')
 
 def main(argv=None):
-    global S
+    global S, P
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('corpus', choices=sorted(CORPORA))
     ap.add_argument('arms', help="arms, comma-separated; 'baselines': the classical clusterings alone (no base model)")
@@ -276,12 +320,15 @@ def main(argv=None):
     ap.add_argument('--encoder', help='the sentence encoder folder of the embedding k-means (default: all-MiniLM-L6-v2 '
                                       f'from the PyPI wheel {MINILM_WHEEL}, when installed)')
     ap.add_argument('--quick', action='store_true', help="make test's sizes")
+    ap.add_argument('--base', choices=('steps', 'plateau'), default='steps',
+                    help="the base model: trained for a fixed number of steps (800), or to its held-out plateau "
+                         "(records named ..._plateau.json)")
     a = ap.parse_args(argv)
-    S = SIZES['quick' if a.quick else 'full']
+    S, P = (d['quick' if a.quick else 'full'] for d in (SIZES, PLATEAU))
     work, results = Path(a.out) / 'work', Path(a.out) / 'results'
     results.mkdir(parents=True, exist_ok=True)
     arms = [] if a.arms == 'baselines' else a.arms.split(',')
-    pairs_path, base_dir = prepare(a.corpus, work, base=bool(arms))
+    pairs_path, base_dir = prepare(a.corpus, work, base=bool(arms), plateau=a.base == 'plateau')
     try: encoder = Path(a.encoder) if a.encoder else minilm_folder()
     except ImportError as e: encoder = None; print(f'embedding k-means left out: {e}', flush=True)
     records = []
@@ -290,7 +337,8 @@ def main(argv=None):
         b = baselines(a.corpus, seed, train, held, results, encoder, work / a.corpus / 'embeddings.pt')
         print(f'{a.corpus} s{seed}: {len(train)} training pairs, {len(held)} held out; baselines {b}', flush=True)
         for arm in arms:
-            records.append(run_arm(a.corpus, arm, seed, a.steps, pairs_path, base_dir, held, work, results))
+            records.append(run_arm(a.corpus, arm, seed, a.steps, pairs_path, base_dir, held, work, results,
+                                   '_plateau' if a.base == 'plateau' else ''))
             show(records[-1])
     return records
 

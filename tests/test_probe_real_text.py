@@ -33,3 +33,19 @@ def test_the_embedding_view_arm_finds_the_planted_categories(tmp_path):
     rec, = prt.main(['planted', 'view-kmeans-model', '0', '--quick', '--steps', '6', '--out', str(tmp_path)])
     assert rec['config']['data']['view_encoder'] == 'minilm' and rec['config']['start']['codes'] == 'view_kmeans'
     assert rec['code']['nmi_beyond_x'] > 0.95 and rec['code']['used'] >= 3
+
+def test_the_plateau_base_and_the_base_decoder_with_z_in_every_block(tmp_path):
+    "--base plateau trains the base until its held-out NLL stops falling, in its own folder, and names its records."
+    rec, = prt.main(['planted', 'mixture-every-model', '0', '--quick', '--steps', '6', '--out', str(tmp_path),
+                     '--base', 'plateau'])
+    plateau = json.loads((tmp_path / 'work' / 'planted' / 'base_plateau' / 'plateau.json').read_text())
+    held = [c['held_out'] for c in plateau['curve']]
+    assert plateau['held_out'] == min(held) and plateau['kept_step'] == plateau['curve'][held.index(min(held))]['step']
+    # it stopped at the plateau (no gain of min_gain in its last `patience` checks) or at `most` steps
+    last = plateau['curve'][-1]['step']
+    assert last == prt.PLATEAU['quick']['most'] or all(
+        h > min(held[:-prt.PLATEAU['quick']['patience']]) - prt.PLATEAU['quick']['min_gain']
+        for h in held[-prt.PLATEAU['quick']['patience']:])
+    assert (tmp_path / 'results' / 'planted_mixture-every-model_s0_6_plateau.json').exists()
+    assert rec['config']['model']['decoder_z'] == 'every' and rec['config']['data']['base_model'].endswith('base_plateau')
+    assert rec['code']['above_chance'] > 0.3       # six steps from the mixture's start: the categories, above chance
