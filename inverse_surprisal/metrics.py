@@ -260,12 +260,14 @@ def by_difficulty(values: Tensor, # (n,) a per-example metric
 
 # %% ../nbs/04_metrics.ipynb #6a1f0c32
 def _decoder_and_code(l: Tensor, l0: Tensor, b: Tensor) -> dict:
-    "l0, b - l0 (what the CVAE's decoder does without z) and l0 - l (what the code adds), means."
+    """l0, b - l0 (what the CVAE's decoder does without z) and l0 - l (what the code adds), means; each part's
+    fractional gain, the mean of its share of b (they add up to the fractional gain (b - l)/b)."""
     l0 = l0.detach().double()
     if l0.shape != l.shape:
         raise ValueError(f"marginal_nll has shape {tuple(l0.shape)}, expected {tuple(l.shape)}")
     return dict(marginal_nll=l0.mean().item(), decoder_vs_base=(b - l0).mean().item(),
-                code_contribution=(l0 - l).mean().item())
+                code_contribution=(l0 - l).mean().item(), decoder_fractional_gain=((b - l0) / b).mean().item(),
+                code_fractional_gain=((l0 - l) / b).mean().item())
 
 # %% ../nbs/04_metrics.ipynb #49896ce4
 def own_data_summary(recon_nll: Tensor, # (n,) nats, l of the CVAE on held-out pairs

@@ -30,6 +30,8 @@ BASE_ROWS = (
     ('code_contribution', 'nats', 'l0 - l: what the code adds to its decoder (<= KL, exact)'),
     ('fractional_gain', 'ratio',
      '(b - l) / b: the CVAE\'s saving as a share of b (decoder and code together)'),
+    ('decoder_fractional_gain', 'ratio', '(b - l0) / b: the decoder\'s part of it (own data)'),
+    ('code_fractional_gain', 'ratio', '(l0 - l) / b: the code\'s part of it (own data)'),
     ('weight_ess_fraction', '0-1',
      'effective sample size of the example weights, over n (1: all equal)'),
     ('weight_max_over_mean', 'ratio', 'the heaviest example weight over the mean weight'),
@@ -110,11 +112,13 @@ def verdict_lines(metrics: dict, # the held-out figures of a run
                         if metrics.get('oracle_information') else '.'))
     red, code = metrics.get('code_length_reduction'), metrics.get('code_contribution')
     if code is not None:
-        lines.append(f"The code adds {code:.3f} nats per held-out example to its own decoder "
-                     f"(l0 - l, at a KL of {metrics['kl']:.3f} nats); apart from the code, the "
-                     f"decoder is {abs(metrics['decoder_vs_base']):.3f} nats "
-                     f"{'better' if metrics['decoder_vs_base'] >= 0 else 'worse'} than the base "
-                     "model (b - l0).")
+        dec = metrics['decoder_vs_base']
+        share = lambda k: f" ({metrics[k]:+.1%} of b)" if metrics.get(k) is not None else ''
+        lines.append(f"Against its base model the CVAE saves {dec + code:+.3f} nats per held-out example "
+                     f"(b - l){share('fractional_gain')}: its decoder without z {dec:+.3f} nats "
+                     f"(b - l0, {'better' if dec >= 0 else 'worse'} than the base){share('decoder_fractional_gain')}, "
+                     f"its code {code:+.3f} nats (l0 - l, at a KL of {metrics['kl']:.3f} nats)"
+                     f"{share('code_fractional_gain')}.")
     elif red is not None:
         lines.append(f"z saves {red:.3f} nats per held-out example against the base model, a "
                      f"fractional gain of {metrics['fractional_gain']:.1%}"
