@@ -104,6 +104,28 @@ def test_cli_end_to_end_on_own_pairs(saved, tmp_path):
     # the held-out mean in metrics.json is the mean of the eval cache
     np.testing.assert_allclose(m['base_surprisal_mean'], BaseSurprisalCache(out / 'base_eval.iscache').b.mean(), rtol=1e-6)
 
+def test_the_base_decoder_with_z_in_every_block_is_the_base_at_step_0(saved, tmp_path):
+    """Through the CLI, the base's copy with z in every block reconstructs every held-out pair as the base scores it
+    (the run's one step, at a learning rate of 1e-30, moves no weight measurably), and the export's two parts add up
+    to b - l pair by pair: (b - l0) + (l0 - l)."""
+    import csv, subprocess
+    out, bin_ = tmp_path / 'run', Path(sys.executable).parent / 'inverse-surprisal'
+    sets = ['model.decoder_init="base_model"', 'model.decoder_z="every"', 'steps=1', 'eval_every=1', 'lr=1e-30',
+            'model.decoder_lr=1e-30', 'batch_size=8', 'data.eval_fraction=0.25']
+    res = subprocess.run([str(bin_), 'train', '--data', str(saved / 'pairs.jsonl'), '--base-model', str(saved / 'base'),
+                          *[a for s in sets for a in ('--set', s)], '--out', str(out), '--no-progress'],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    m = json.loads((out / 'metrics.json').read_text())
+    for k in ('code_length_reduction', 'decoder_vs_base', 'code_contribution'): assert abs(m[k]) < 1e-4, (k, m[k])
+    res = subprocess.run([str(bin_), 'export', str(out), '--out', str(tmp_path / 'held.csv'), '--device', 'cpu'],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    rows = list(csv.DictReader(open(tmp_path / 'held.csv')))
+    t = {k: np.array([float(r[k]) for r in rows]) for k in ('b', 'l', 'decoder_vs_base', 'code_contribution')}
+    assert len(rows) == 10 and np.abs(t['b'] - t['l']).max() < 1e-4
+    np.testing.assert_allclose(t['decoder_vs_base'] + t['code_contribution'], t['b'] - t['l'], atol=1e-6)
+
 @pytest.mark.parametrize('opts, message', [
     # named as the run stores them: absolute
     ({'--base-model': 'nowhere'}, f"base model folder {Path.cwd() / 'nowhere'}: no such folder"),
