@@ -62,8 +62,9 @@ def _add_z(dec: PretrainedDecoder, l: int, block: nn.Module, args: tuple, kwargs
     "Forward pre-hook of block l + 1: its entry of z added to the hidden states it reads, where z enters."
     if dec._z is None: return None
     where, entries = dec._z
-    if args: return (args[0] + where * entries[l],) + args[1:], kwargs
-    return args, dict(kwargs, hidden_states=kwargs['hidden_states'] + where * entries[l])
+    h = args[0] if args else kwargs['hidden_states']
+    h = h + (where * entries[l]).to(h.dtype)            # in the stream's own dtype (autocast)
+    return ((h,) + args[1:], kwargs) if args else (args, dict(kwargs, hidden_states=h))
 
 # %% ../nbs/05a_hf_decoder.ipynb #486c29bf
 @patch
