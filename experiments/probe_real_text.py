@@ -329,6 +329,8 @@ def main(argv=None):
     results.mkdir(parents=True, exist_ok=True)
     arms = [] if a.arms == 'baselines' else a.arms.split(',')
     pairs_path, base_dir = prepare(a.corpus, work, base=bool(arms), plateau=a.base == 'plateau')
+    if arms and a.base == 'plateau':              # how the plateau was judged, beside the records that use the base
+        (results / f'{a.corpus}_base_plateau.json').write_text((base_dir / 'plateau.json').read_text())
     try: encoder = Path(a.encoder) if a.encoder else minilm_folder()
     except ImportError as e: encoder = None; print(f'embedding k-means left out: {e}', flush=True)
     records = []

@@ -39,6 +39,7 @@ def test_the_plateau_base_and_the_base_decoder_with_z_in_every_block(tmp_path):
     rec, = prt.main(['planted', 'mixture-every-model', '0', '--quick', '--steps', '6', '--out', str(tmp_path),
                      '--base', 'plateau'])
     plateau = json.loads((tmp_path / 'work' / 'planted' / 'base_plateau' / 'plateau.json').read_text())
+    assert json.loads((tmp_path / 'results' / 'planted_base_plateau.json').read_text()) == plateau
     held = [c['held_out'] for c in plateau['curve']]
     assert plateau['held_out'] == min(held) and plateau['kept_step'] == plateau['curve'][held.index(min(held))]['step']
     # it stopped at the plateau (no gain of min_gain in its last `patience` checks) or at `most` steps
