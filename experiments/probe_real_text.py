@@ -96,6 +96,11 @@ ARMS = {
     'mixture-every-frozen-model': dict(start=dict(codes='mixture', steps=100),
                                        model=dict(eval_posterior='model', decoder_init='base_model', decoder_z='every',
                                                   decoder_layers=0)),
+    # ... with the embedding view of text-view: the code's categories from the view, its nats through the copy
+    'view-avg-k200-every-model': dict(start=dict(codes='view_kmeans', steps=100),
+                                      model=dict(eval_posterior='model', view_kappa=200.0, view_decay=0.98,
+                                                 decoder_init='base_model', decoder_z='every'),
+                                      data=dict(view_encoder='minilm')),
 }
 
 def wordnet_rows():
