@@ -103,6 +103,9 @@ ARMS = {
                                       data=dict(view_encoder='minilm')),
 }
 
+# the decoder the arms were measured with, unless they name another: a fresh one (the text preset's was, before issue 62)
+FRESH = dict(decoder_init='random', decoder_z='input')
+
 def wordnet_rows():
     "(x, y, category) of every WordNet synset: part of speech, definition, lexicographer file."
     rows = []
@@ -267,7 +270,8 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, resu
     cfg = make_config('text', {**ARMS[arm], 'seed': seed, 'steps': steps, 'eval_every': S['eval_every'],
                                'log_every': S['eval_every'],
                                'batch_size': 32,
-                               'model': dict(ARMS[arm].get('model', {}), code_sizes=(K,)),
+                               # the decoder a fresh one unless the arm says otherwise, as the arms were measured
+                               'model': dict(FRESH, **ARMS[arm].get('model', {}), code_sizes=(K,)),
                                'data': dict(ARMS[arm].get('data', {}), path=str(pairs_path), base_model=str(base_dir),
                                             too_long='drop', eval_fraction=EVAL_FRACTION)})
     if out.exists():

@@ -4,6 +4,8 @@
     inverse-surprisal train --data pairs.jsonl --base-model base --out run --set data.too_long=drop
 timed as one process (the base model's preparation is not timed). Run it with nothing else on the machine. Writes
 experiments/real_text/results/text_preset_30k.json (the wall seconds, the run's held-out figures); skipped when there.
+text_preset_30k_fresh.json is the same command from when the preset's decoder was a fresh one (before issue 62); the
+--view and --text-view records are from then too.
 With --view, the same command with the embedding view (--set data.view_encoder=minilm: all-MiniLM-L6-v2 from its PyPI
 wheel, every y embedded inside the timed command) after the plain command timed again in the same conditions, both
 walls and their ratio written to text_preset_30k_view.json. With --text-view, the same with --preset text-view (the view
@@ -64,8 +66,8 @@ def main():
     rec = dict(pairs=a.pairs, tokens_per_pair_median=sorted(y_tokens)[len(y_tokens) // 2], wall_seconds=round(wall, 1),
                **(dict(plain_wall_seconds=round(plain, 1), ratio=round(wall / plain, 3)) if view else {}),
                config=json.loads((run / 'config.json').read_text()),
-               held_out={k: metrics[k] for k in ('kl', 'code_contribution', 'decoder_vs_base', 'codes_used',
-                                                 'code_perplexity', 'n_heldout', 'n_train') if k in metrics})
+               held_out={k: metrics[k] for k in ('kl', 'code_length_reduction', 'code_contribution', 'decoder_vs_base',
+                                                 'codes_used', 'code_perplexity', 'n_heldout', 'n_train') if k in metrics})
     record.parent.mkdir(parents=True, exist_ok=True)
     record.write_text(json.dumps(rec, indent=1) + '\n')
     print(json.dumps(rec, indent=1))
