@@ -264,16 +264,19 @@ def baselines(corpus, seed, train, held, results, encoder: Path=None, cache: Pat
     out.write_text(json.dumps(rec, indent=1))
     return rec
 
+def arm_config(arm: dict, seed: int, steps: int, pairs_path, base_dir):
+    "The text preset with 16 codes, batch 32, a quarter held out, and the arm's settings over them."
+    return make_config('text', {**arm, 'seed': seed, 'steps': steps, 'eval_every': S['eval_every'],
+                                'log_every': S['eval_every'], 'batch_size': 32,
+                                # the decoder a fresh one unless the arm says otherwise, as the arms were measured
+                                'model': dict(FRESH, **arm.get('model', {}), code_sizes=(K,)),
+                                'data': dict(arm.get('data', {}), path=str(pairs_path), base_model=str(base_dir),
+                                             too_long='drop', eval_fraction=EVAL_FRACTION)})
+
 def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, results, tag: str=''):
     "One arm on one seed: train, then judge its held-out codes; the record is written once and reused."
     out = results / f'{corpus}_{arm}_s{seed}_{steps}{tag}.json'
-    cfg = make_config('text', {**ARMS[arm], 'seed': seed, 'steps': steps, 'eval_every': S['eval_every'],
-                               'log_every': S['eval_every'],
-                               'batch_size': 32,
-                               # the decoder a fresh one unless the arm says otherwise, as the arms were measured
-                               'model': dict(FRESH, **ARMS[arm].get('model', {}), code_sizes=(K,)),
-                               'data': dict(ARMS[arm].get('data', {}), path=str(pairs_path), base_model=str(base_dir),
-                                            too_long='drop', eval_fraction=EVAL_FRACTION)})
+    cfg = arm_config(ARMS[arm], seed, steps, pairs_path, base_dir)
     if out.exists():
         rec = json.loads(out.read_text())
         diff = config_diff(stored_config(rec['config']), cfg)

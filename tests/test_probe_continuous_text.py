@@ -1,0 +1,31 @@
+"""The continuous family's real-text probe (experiments/probe_continuous_text.py) on the tiny planted corpus: every arm
+trains, its latent's k-means knows the planted categories above chance, the latent's figures are in range, a second
+start reads the records back and a record made with other settings is refused."""
+import json, math, sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'experiments'))
+import probe_continuous_text as pct
+
+def test_every_arm_on_the_planted_corpus(tmp_path):
+    args = ['planted', ','.join(pct.ARMS), '0', '--quick', '--steps', '20', '--out', str(tmp_path)]
+    recs = pct.main(args)
+    assert [r['arm'] for r in recs] == list(pct.ARMS)
+    for r in recs:
+        assert r['config']['model']['family'] == 'continuous'
+        assert r['code']['above_chance'] > 0.1, (r['arm'], r['code'])      # the planted categories, above chance
+        assert r['kl'] > 0 and 0 <= r['mutual_information'] <= math.log(24) + 1e-9
+        assert 1 <= r['active_units'] <= r['latent_dim'] == 8
+        assert [c['step'] for c in r['curve']] == [3 * i for i in range(1, 7)] + [20]
+    by = {r['arm']: r['config'] for r in recs}
+    assert by['fresh']['model']['decoder_init'] == 'random' and by['copy']['model']['decoder_z'] == 'every'
+    assert by['fresh-fb2']['objective']['free_bits'] == 2.0 and by['copy-cyclical']['objective']['cycle_steps'] == 100
+    f = tmp_path / 'continuous' / 'planted_fresh_s0_20.json'
+    before = f.stat().st_mtime_ns
+    assert pct.main(args[:1] + ['fresh'] + args[2:]) == recs[:1] and f.stat().st_mtime_ns == before   # read back
+    rec = json.loads(f.read_text()); rec['config']['objective']['beta'] = 9.0; f.write_text(json.dumps(rec))
+    with pytest.raises(SystemExit, match=r"its settings differ from the arm today \(\['objective.beta: 9.0 -> "):
+        pct.main(args[:1] + ['fresh'] + args[2:])
+    with pytest.raises(SystemExit): pct.main(['planted', 'nothing', '0', '--quick', '--out', str(tmp_path)])
