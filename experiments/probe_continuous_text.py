@@ -36,6 +36,9 @@ ARMS = {
        for dec, m in (('fresh', dict(CONT)), ('copy', dict(CONT, decoder_init='base_model', decoder_z='every')))},
     **{f'{dec}-cyclical': dict(model=m, objective=dict(cycle_steps=100, cycle_ramp=0.5))
        for dec, m in (('fresh', dict(CONT)), ('copy', dict(CONT, decoder_init='base_model', decoder_z='every')))},
+    # BN-VAE (Zhu et al. 2020): the posterior means batch-normalised to a standard deviation of 0.6 per dimension
+    **{f'{dec}-bn0.6': dict(model=dict(m, mean_bn=0.6))
+       for dec, m in (('fresh', dict(CONT)), ('copy', dict(CONT, decoder_init='base_model', decoder_z='every')))},
 }
 
 @torch.no_grad()

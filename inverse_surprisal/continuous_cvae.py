@@ -53,12 +53,17 @@ class ContinuousCVAEConfig(CVAEArchConfig):
     n_components: int=16 # components of the mixture prior
     n_samples: int=1 # S samples of z for the reconstruction
     max_logvar: float=6.0 # soft clamp of log-variances
+    # BN-VAE (Zhu et al. 2020): > 0 batch-normalises each dimension of the posterior mean to this
+    # standard deviation across a training batch (its shift learned); 0: off
+    mean_bn: float=0.0
 
     def __post_init__(self):
         self._check_ints('latent_dim', 'n_samples', 'n_components')
         check_choice('prior', self.prior, ('conditional', 'standard', 'mixture'))
         if not self.max_logvar > 0:
             raise ValueError(f"max_logvar must be > 0, got {self.max_logvar!r}")
+        if not (isinstance(self.mean_bn, (int, float)) and math.isfinite(self.mean_bn) and self.mean_bn >= 0):
+            raise ValueError(f"mean_bn must be a finite number >= 0 (0: off), got {self.mean_bn!r}")
 
 # %% ../nbs/07_continuous_cvae.ipynb #0d9f4266
 class ContinuousCVAE(nn.Module):
@@ -81,6 +86,9 @@ class ContinuousCVAE(nn.Module):
             self.mixture_mu = nn.Parameter(torch.randn(M, D))
             self.mixture_logvar = nn.Parameter(torch.zeros(M, D))
             self.mixture_logits = nn.Parameter(torch.zeros(M))
+        if cfg.mean_bn > 0:                 # BN-VAE: the means' batch statistics fixed, their shift learned
+            self.mean_norm = nn.BatchNorm1d(cfg.latent_dim, affine=False)
+            self.mean_shift = nn.Parameter(torch.zeros(cfg.latent_dim))
 
 # %% ../nbs/07_continuous_cvae.ipynb #efa3cd94
 @patch
@@ -95,9 +103,11 @@ def posterior(self: ContinuousCVAE,
               attention_mask: Tensor=None,
              ) -> tuple: # (mu, logvar) of q(z|x,y)
     """The Gaussian posterior q(z|x,y) from the whole sequence (its real tokens under
-    `attention_mask`)."""
-    return self._gaussian(self.encoder(input_ids) if attention_mask is None
-                          else self.encoder(input_ids, attention_mask))
+    `attention_mask`); with `mean_bn`, its mean batch-normalised to that scale."""
+    mu, logvar = self._gaussian(self.encoder(input_ids) if attention_mask is None
+                                else self.encoder(input_ids, attention_mask))
+    if self.cfg.mean_bn > 0: mu = self.cfg.mean_bn * self.mean_norm(mu) + self.mean_shift
+    return mu, logvar
 
 @patch
 def prior(self: ContinuousCVAE,
