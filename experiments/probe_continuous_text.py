@@ -1,7 +1,8 @@
 """The continuous family on real text (issue 63): does its Gaussian latent carry a corpus's categories, as the discrete
 code does? The real-text probe's corpora, pairs, split, base models and judges (experiments/probe_real_text.py: WordNet
 glosses and Debian synopses, 8 000 pairs, a quarter held out by the trainer's own split), the `text` preset for the
-continuous family (`--family continuous`: a mixture prior, the bag-of-words head, the encoder as q) for 300 steps, with
+continuous family (`--family continuous`: a conditional Gaussian prior, the bag-of-words head, the encoder as q) for 300
+steps, with
 each arm's settings. Judged on the held-out pairs, by the categories training never reads:
 - k-means (16 clusters, the discrete code's K) fitted to the training pairs' posterior means and applied to the
   held-out ones: NMI beyond x less chance and AMI (`category_scores`), beside the same pairs' TF-IDF k-means, mixture
@@ -39,6 +40,12 @@ ARMS = {
     # BN-VAE (Zhu et al. 2020): the posterior means batch-normalised to a standard deviation of 0.6 per dimension
     **{f'{dec}-bn0.6': dict(model=dict(m, mean_bn=0.6))
        for dec, m in (('fresh', dict(CONT)), ('copy', dict(CONT, decoder_init='base_model', decoder_z='every')))},
+    # a mixture prior of 16 components (the discrete code's K), alone and started from the mixture of unigrams'
+    # clusters of y's tokens (each pair's KL against its cluster's component for the first 100 steps, `start_kl`)
+    **{f'{dec}-mixture{start}': dict(model=dict(m, prior='mixture', n_components=16),
+                                     **(dict(start=dict(codes='mixture', steps=100)) if start else {}))
+       for dec, m in (('fresh', dict(CONT)), ('copy', dict(CONT, decoder_init='base_model', decoder_z='every')))
+       for start in ('', '-start')},
 }
 
 @torch.no_grad()

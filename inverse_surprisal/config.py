@@ -6,14 +6,16 @@
 __all__ = ['FAMILIES', 'DATA_SHAPE', 'FAMILY_CONFIGS', 'ModelConfig', 'DISCOVERY', 'OBJECTIVE', 'PRESETS', 'CONTINUOUS',
            'CONTINUOUS_PRESETS', 'MOVED', 'WAS', 'CONFIG_VERSION', 'TaskConfig', 'check_model_choices',
            'family_defaults', 'family_fields', 'task_shape', 'model_config', 'check_own_data_only', 'DataConfig',
-           'check_learning_rate', 'BaseConfig', 'check_run_numbers', 'check_view_settings', 'check_run_model',
-           'RunConfig', 'from_dict', 'merge_overrides', 'make_config', 'build_model', 'parse_override', 'stored_form',
-           'save_config', 'stored_config', 'load_config', 'config_diff', 'with_absolute_paths']
+           'check_learning_rate', 'BaseConfig', 'check_run_numbers', 'check_view_settings', 'start_classes',
+           'check_run_model', 'RunConfig', 'from_dict', 'merge_overrides', 'make_config', 'build_model',
+           'parse_override', 'stored_form', 'save_config', 'stored_config', 'load_config', 'config_diff',
+           'with_absolute_paths']
 
 # %% ../nbs/09_config.ipynb #1318fa56
 import copy
 import dataclasses
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -251,6 +253,11 @@ def check_view_settings(cfg, # a RunConfig
     if not view and cfg.start.codes == 'view_kmeans':
         raise ValueError("start.codes='view_kmeans' clusters y's sentence embeddings: it needs data.view_encoder")
 
+def start_classes(m, # a ModelConfig
+                 ) -> int:
+    "The classes a start (`start.codes`) puts the pairs in: the discrete code's joint classes, or the mixture's components."
+    return math.prod(m.code_sizes) if m.family == 'discrete' else m.n_components
+
 def check_run_model(cfg, # a RunConfig
                    ) -> None:
     """The model against the rest of the run: split steps, the family's own rules for the task's
@@ -262,9 +269,13 @@ def check_run_model(cfg, # a RunConfig
         and (len(cfg.model.code_sizes) != 1 or not cfg.model.class_maps)):
         raise ValueError("split.every > 0 needs one code (model.code_sizes=[C]) and "
                          "model.class_maps=true")
-    if ((cfg.start.codes != 'none' or cfg.start.balance_steps)
+    # a start: EM's classes, or the continuous family's mixture components (`start_kl`, `start_classes`)
+    if cfg.model.family == 'continuous' and cfg.start.codes != 'none' and cfg.model.prior != 'mixture':
+        raise ValueError("start.codes places the continuous family's pairs on its mixture prior's components: it "
+                         f"needs model.prior='mixture', got {cfg.model.prior!r}")
+    if ((cfg.start.codes != 'none' and cfg.model.family == 'discrete' or cfg.start.balance_steps)
         and (cfg.model.family != 'discrete' or cfg.model.estimator != 'em')):
-        raise ValueError("start.codes and start.balance_steps need the discrete family with "
+        raise ValueError("start.codes (discrete family) and start.balance_steps need the discrete family with "
                          f"model.estimator='em', got {cfg.model.family!r} and "
                          f"{cfg.model.estimator!r}")
     # own data: any y region, so the sequence encoder and bag-of-words head (ModelConfig has the
@@ -314,7 +325,8 @@ class RunConfig:
     model: ModelConfig=field(default_factory=ModelConfig) # the CVAE
     # discrete family: split steps that revive dead classes
     split: SplitConfig=field(default_factory=SplitConfig)
-    # discrete family under EM: how the codes start (a hard start, a balanced E-step)
+    # discrete family under EM: how the codes start (a hard start, a balanced E-step); the continuous
+    # family's mixture prior: each pair's component for the first steps (start.codes, start.steps)
     start: StartConfig=field(default_factory=StartConfig)
     # the reconstruction term, beta and the auxiliary weight, with the objective's own defaults
     objective: ObjectiveConfig=field(default_factory=ObjectiveConfig)

@@ -189,6 +189,8 @@ def forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
             step: int=0, # training step, for the beta schedule
             # (bs,T) for variable-length, right-padded batches (text pairs)
             attention_mask: Tensor=None,
+            # (bs,) a start's component of each example (mixture prior): its KL against that one alone
+            start_code: Tensor=None,
            ) -> CVAEOutput:
     "Posterior, S reparameterised samples, reconstruction, the KL and the objective."
     check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal,
@@ -196,9 +198,29 @@ def forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
     (mu_q, lv_q), prior = posterior_and_prior(self, input_ids, y_mask, attention_mask)
     l, tok, aux, z = self._sampled_reconstruction(input_ids, y_mask, mu_q, lv_q)
     mu_p, lv_p = prior_moments(prior)
-    return cvae_objective(self.objective, step, l, tok, y_mask, self.kl_units(mu_q, lv_q, z, prior),
+    kl = (self.kl_units(mu_q, lv_q, z, prior) if start_code is None
+          else self.start_kl(mu_q, lv_q, prior, start_code))
+    return cvae_objective(self.objective, step, l, tok, y_mask, kl,
                           base_surprisal, base_token_surprisal, base_mean, aux,
                           extras=dict(mu_q=mu_q, logvar_q=lv_q, mu_p=mu_p, logvar_p=lv_p, z=z[0]))
+
+# %% ../nbs/07_continuous_cvae.ipynb #861a5e24
+@patch
+def start_kl(self: ContinuousCVAE,
+             mu_q: Tensor, # (bs,D) posterior mean
+             logvar_q: Tensor, # (bs,D) posterior log-variance
+             prior: tuple, # `prior`'s: the mixture's (bs,M,D), (bs,M,D), (bs,M)
+             start_code: Tensor, # (bs,) each example's component
+            ) -> Tensor: # (bs,D) KL(q || its component), analytic per dimension
+    "A start's KL: each example's posterior against its own component of the mixture prior."
+    if len(prior) != 3:
+        raise ValueError(f"start_code places examples on the mixture prior's components: it needs "
+                         f"prior='mixture', got {self.cfg.prior!r}")
+    mu, logvar, _ = prior
+    if start_code.shape != mu_q.shape[:1] or not (0 <= start_code.min() and start_code.max() < mu.shape[1]):
+        raise ValueError(f"start_code must be ({len(mu_q)},) components in [0, {mu.shape[1]})")
+    rows, c = torch.arange(len(mu_q), device=mu_q.device), start_code.to(mu_q.device).long()
+    return gaussian_kl(mu_q, logvar_q, mu[rows, c], logvar[rows, c])
 
 # %% ../nbs/07_continuous_cvae.ipynb #16707596
 def importance_nll(nll: Tensor, # (S,bs) -log p(y|x,z_s)

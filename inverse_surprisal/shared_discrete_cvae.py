@@ -430,7 +430,8 @@ START_CODES = ('none', 'mixture', 'kmeans', 'random', 'view_kmeans') # the start
 @dataclass
 class StartConfig:
     """How the codes start under EM: the E-step's target for the first steps, from the text or at
-    random, and a balanced E-step early on."""
+    random, and a balanced E-step early on (the continuous family's mixture prior: each pair's component
+    for the first steps, `ContinuousCVAE.start_kl`)."""
     # 'none' | 'mixture' (each pair's cluster under a mixture of unigrams over its y tokens) |
     # 'kmeans' (its cluster under k-means on TF-IDF of its y tokens) | 'random' | 'view_kmeans' (its
     # cluster under k-means on y's sentence embeddings: own data with data.view_encoder)

@@ -21,7 +21,7 @@ from torch import nn
 # %% ../nbs/09b_train.ipynb #789c9661
 from .base_model import autocast, build_base, train_base_model
 from .cache import build_cache, served_surprisals
-from .config import RunConfig, save_config, stored_form
+from .config import RunConfig, save_config, start_classes, stored_form
 from .data import DataError, OwnData, TaskData
 from .distributed import (batch_indices, ddp_wrap, default_device, dist_info, global_mean,
                                            on_rank0)
@@ -59,7 +59,7 @@ class Trainer:
         # configuration with absolute paths)
         self.data = (OwnData if cfg.data.path else TaskData)(cfg, self.device, self.rank)
         self.cfg, self.train_set, self.eval_set = self.data.cfg, self.data.train_set, self.data.eval_set
-        start, n_codes = self.cfg.start.codes, math.prod(self.cfg.model.code_sizes)
+        start, n_codes = self.cfg.start.codes, start_classes(self.cfg.model)
         if start in ('mixture', 'kmeans') and len(self.train_set) < n_codes:   # it clusters them into the codes
             raise DataError(f"{len(self.train_set)} training pairs, fewer than the {n_codes} codes "
                             f"start.codes={start!r} clusters them into: give more pairs, fewer codes "
@@ -94,8 +94,8 @@ def _fit(self: Trainer, resume: bool) -> dict:
     if start: self.log.tensorboard_from_log()
     t0 -= spent
     ddp, data = ddp_wrap(model, self.device), self.data.tensors(self.train_set, b['train'])
-    if cfg.start.codes != 'none':   # EM's start, a function of the training set and the seed
-        data['start_code'] = start_codes(data['input_ids'], data['y_mask'], model.cfg.n_joint,
+    if cfg.start.codes != 'none':   # the start, a function of the training set and the seed
+        data['start_code'] = start_codes(data['input_ids'], data['y_mask'], start_classes(cfg.model),
                                          cfg.start, cfg.seed, data.get('y_view')).to(self.device)
     with self.log.bar(cfg.steps, f'{cfg.model.family} CVAE ({cfg.objective.recon})') as bar:
         bar.update(start)

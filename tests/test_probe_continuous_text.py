@@ -23,6 +23,8 @@ def test_every_arm_on_the_planted_corpus(tmp_path):
     assert by['fresh']['model']['decoder_init'] == 'random' and by['copy']['model']['decoder_z'] == 'every'
     assert by['fresh-fb2']['objective']['free_bits'] == 2.0 and by['copy-cyclical']['objective']['cycle_steps'] == 100
     assert by['copy-bn0.6']['model']['mean_bn'] == 0.6 and by['copy']['model']['mean_bn'] == 0.0
+    assert by['fresh-mixture']['start']['codes'] == 'none' and by['fresh-mixture-start']['start']['codes'] == 'mixture'
+    assert by['copy-mixture-start']['model']['prior'] == 'mixture' and by['copy']['model']['prior'] == 'conditional'
     f = tmp_path / 'continuous' / 'planted_fresh_s0_20.json'
     before = f.stat().st_mtime_ns
     assert pct.main(args[:1] + ['fresh'] + args[2:]) == recs[:1] and f.stat().st_mtime_ns == before   # read back
