@@ -40,6 +40,10 @@ ARMS = {
     # BN-VAE (Zhu et al. 2020): the posterior means batch-normalised to a standard deviation of 0.6 per dimension
     **{f'{dec}-bn0.6': dict(model=dict(m, mean_bn=0.6))
        for dec, m in (('fresh', dict(CONT)), ('copy', dict(CONT, decoder_init='base_model', decoder_z='every')))},
+    # aggressive steps (He et al. 2019): 5 updates of the encoder alone before each of the first 50 steps
+    **{f'{dec}-aggressive': dict(m, aggressive_steps=50, aggressive_inner=5)
+       for dec, m in (('fresh', dict(model=dict(CONT))),
+                      ('copy', dict(model=dict(CONT, decoder_init='base_model', decoder_z='every'))))},
     # a mixture prior of 16 components (the discrete code's K), alone and started from the mixture of unigrams'
     # clusters of y's tokens (each pair's KL against its cluster's component for the first 100 steps, `start_kl`)
     **{f'{dec}-mixture{start}': dict(model=dict(m, prior='mixture', n_components=16),

@@ -235,7 +235,8 @@ def check_run_numbers(cfg, # a RunConfig
         raise ValueError(f"lr_final must be a fraction of lr in [0, 1], got {cfg.lr_final!r}")
     # n_eval: the held-out metrics (NMI, probes) need at least two examples
     check_counts(cfg, ((('n_train', 'batch_size', 'steps', 'eval_every', 'log_every'), 1),
-                       (('n_eval',), 2), (('seed', 'encoder_refit_epochs'), 0)))
+                       (('n_eval',), 2), (('seed', 'encoder_refit_epochs', 'aggressive_steps'), 0),
+                       (('aggressive_inner',), 1)))
     check_learning_rate('lr', cfg.lr)
 
 # %% ../nbs/09_config.ipynb #2fd6d4f8
@@ -296,6 +297,10 @@ def check_run_model(cfg, # a RunConfig
                                      or arch.n_joint > arch.exact_max_classes):
         raise ValueError("encoder_refit_epochs > 0 needs the discrete family under exact enumeration "
                          "(its exact posterior is the encoder's target)")
+    if cfg.aggressive_steps and cfg.model.family != 'continuous':
+        raise ValueError("aggressive_steps > 0 updates the continuous family's encoder alone: it needs "
+                         f"model.family='continuous', got {cfg.model.family!r} (the discrete family's "
+                         "encoder is fitted to the exact posterior: encoder_refit_epochs)")
 
 # %% ../nbs/09_config.ipynb #0876b463
 @dataclass
@@ -316,6 +321,11 @@ class RunConfig:
     # discrete family, exact enumeration: after the last step the encoder is fitted for this many
     # epochs over the training set to the model's own posterior p(c|x,y) (0: never)
     encoder_refit_epochs: int=0
+    # continuous family, against an encoder that lags the decoder (He et al. 2019): before each of the
+    # first `aggressive_steps` steps, `aggressive_inner` updates of q's parameters alone, each on its
+    # own batch (0: never)
+    aggressive_steps: int=0
+    aggressive_inner: int=10
     log_every: int=25 # a log line every this many steps
     # flush subnormal floats to zero while training: on CPU they slow arithmetic down
     flush_denormal: bool=True

@@ -128,6 +128,12 @@ def prior(self: ContinuousCVAE,
     return self._gaussian(self.prior_net(context_ids) if context is None
                           else self.prior_net(context_ids, context))
 
+# %% ../nbs/07_continuous_cvae.ipynb #fb61a763
+@patch
+def inference_parameters(self: ContinuousCVAE) -> list:
+    "q(z|x,y)'s own parameters: the posterior encoder's, and with `mean_bn` the means' shift."
+    return list(self.encoder.parameters()) + ([self.mean_shift] if self.cfg.mean_bn > 0 else [])
+
 # %% ../nbs/07_continuous_cvae.ipynb #790dd061
 @patch
 def prior_log_prob(self: ContinuousCVAE,

@@ -104,6 +104,7 @@ def _fit(self: Trainer, resume: bool) -> dict:
             model.objective = objective_at(obj, step)      # an annealed head's weight at this step
             if cfg.model.family == 'discrete' and cfg.split.due(step, cfg.steps):
                 self._split(model, opt, gen, step)
+            if step < cfg.aggressive_steps: self._encoder_steps(model, ddp, opt, data, gen, b['base_mean'], step)
             self._cvae_step(ddp, opt, data, gen, b['base_mean'], step, bar)
             if step + 1 == cfg.steps and cfg.encoder_refit_epochs:
                 kl = refit_encoder(model, data, cfg.encoder_refit_epochs, cfg.batch_size, cfg.lr,
@@ -235,25 +236,48 @@ def _set_lr(opt: torch.optim.Optimizer, factor: float):
 
 # %% ../nbs/09b_train.ipynb #f8197742
 @patch
-def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: dict,
-               gen: torch.Generator, base_mean: float, step: int, bar):
-    """One optimiser step on a batch that `gen` draws from `data`; a log line every `log_every`
-    steps."""
+def _batch(self: Trainer, data: dict, gen: torch.Generator, step: int) -> dict:
+    "A batch's rows that `gen` draws from `data` (this process's share), with the start's settings at `step`."
     i = batch_indices(gen, len(data['input_ids']), self.cfg.batch_size, self.rank,
-                       self.world).to(self.device)
+                      self.world).to(self.device)
     rows = batch_rows(data, i)
     # a start's classes stand for the E-step's posterior for its first steps (`start_codes`)
     if step >= self.cfg.start.steps: rows.pop('start_code', None)
     if step < self.cfg.start.balance_steps: rows['balanced'] = True
+    return rows
+
+@patch
+def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: dict,
+               gen: torch.Generator, base_mean: float, step: int, bar):
+    """One optimiser step on a batch that `gen` draws from `data`; a log line every `log_every`
+    steps."""
+    rows = self._batch(data, gen, step)
     with autocast(self.cfg, self.device): o = ddp(**rows, base_mean=base_mean, step=step)
     _set_lr(opt, cvae_lr_factor(self.cfg, step))
     opt.zero_grad(); o.loss.backward(); opt.step(); bar.update()
     if step % self.cfg.log_every == 0:
-        self.log.write(dict(phase='cvae', step=step, loss=global_mean(o.loss.detach(), len(i)),
+        n = len(rows['input_ids'])
+        self.log.write(dict(phase='cvae', step=step, loss=global_mean(o.loss.detach(), n),
                             beta=o.beta,
-                            kl=global_mean(o.kl.mean().detach(), len(i)),
-                            recon_nll=global_mean(o.recon_nll.mean().detach(), len(i))))
+                            kl=global_mean(o.kl.mean().detach(), n),
+                            recon_nll=global_mean(o.recon_nll.mean().detach(), n)))
         bar.set_postfix(loss=f"{o.loss.item():.3f}", kl=f"{o.kl.mean().item():.3f}")
+
+@patch
+def _encoder_steps(self: Trainer, model: nn.Module, ddp: nn.Module, opt: torch.optim.Optimizer, data: dict,
+                   gen: torch.Generator, base_mean: float, step: int):
+    """He et al.'s aggressive inner loop: `aggressive_inner` updates of q's parameters alone
+    (`inference_parameters`), each on a batch `gen` draws; every other parameter keeps its weights and
+    its optimiser state (Adam skips a parameter without a gradient)."""
+    own = {id(p) for p in model.inference_parameters()}
+    _set_lr(opt, cvae_lr_factor(self.cfg, step))
+    for _ in range(self.cfg.aggressive_inner):
+        rows = self._batch(data, gen, step)
+        with autocast(self.cfg, self.device): o = ddp(**rows, base_mean=base_mean, step=step)
+        opt.zero_grad(); o.loss.backward()
+        for p in model.parameters():
+            if id(p) not in own: p.grad = None
+        opt.step()
 
 # %% ../nbs/09b_train.ipynb #5b8907e7
 @patch

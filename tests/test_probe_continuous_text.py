@@ -10,22 +10,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'experiments'))
 import probe_continuous_text as pct
 
 def test_every_arm_on_the_planted_corpus(tmp_path):
-    args = ['planted', ','.join(pct.ARMS), '0', '--quick', '--steps', '20', '--out', str(tmp_path)]
+    args = ['planted', ','.join(pct.ARMS), '0', '--quick', '--steps', '40', '--out', str(tmp_path)]
     recs = pct.main(args)
     assert [r['arm'] for r in recs] == list(pct.ARMS)
     for r in recs:
         assert r['config']['model']['family'] == 'continuous'
-        assert r['code']['above_chance'] > 0.1, (r['arm'], r['code'])      # the planted categories, above chance
+        # the planted categories, above chance (24 held-out pairs in 16 clusters: NMI's chance level is high)
+        assert r['code']['above_chance'] > 0.1 and r['code']['ami'] > 0.25, (r['arm'], r['code'])
         assert r['kl'] > 0 and 0 <= r['mutual_information'] <= math.log(24) + 1e-9
         assert 1 <= r['active_units'] <= r['latent_dim'] == 8
-        assert [c['step'] for c in r['curve']] == [3 * i for i in range(1, 7)] + [20]
+        assert [c['step'] for c in r['curve']] == [3 * i for i in range(1, 14)] + [40]
     by = {r['arm']: r['config'] for r in recs}
     assert by['fresh']['model']['decoder_init'] == 'random' and by['copy']['model']['decoder_z'] == 'every'
     assert by['fresh-fb2']['objective']['free_bits'] == 2.0 and by['copy-cyclical']['objective']['cycle_steps'] == 100
     assert by['copy-bn0.6']['model']['mean_bn'] == 0.6 and by['copy']['model']['mean_bn'] == 0.0
+    assert by['copy-aggressive']['aggressive_steps'] == 50 and by['copy']['aggressive_steps'] == 0
     assert by['fresh-mixture']['start']['codes'] == 'none' and by['fresh-mixture-start']['start']['codes'] == 'mixture'
     assert by['copy-mixture-start']['model']['prior'] == 'mixture' and by['copy']['model']['prior'] == 'conditional'
-    f = tmp_path / 'continuous' / 'planted_fresh_s0_20.json'
+    f = tmp_path / 'continuous' / 'planted_fresh_s0_40.json'
     before = f.stat().st_mtime_ns
     assert pct.main(args[:1] + ['fresh'] + args[2:]) == recs[:1] and f.stat().st_mtime_ns == before   # read back
     rec = json.loads(f.read_text()); rec['config']['objective']['beta'] = 9.0; f.write_text(json.dumps(rec))
