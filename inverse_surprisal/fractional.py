@@ -9,6 +9,9 @@ __all__ = ['gains', 't_quantile', 'paired_interval', 'matched_rate_beta']
 import math
 
 import numpy as np
+import torch
+
+from .losses import code_length_reduction, fractional_gain
 
 # %% ../nbs/09h_fractional.ipynb #672c1055
 def gains(b, # (n,) nats: b of each held-out pair, > 0
@@ -20,7 +23,8 @@ def gains(b, # (n,) nats: b of each held-out pair, > 0
         raise ValueError(f"b and l must be non-empty 1-d arrays of one length, got shapes {b.shape} and {l.shape}")
     if not (np.isfinite(b).all() and np.isfinite(l).all() and (b > 0).all()):
         raise ValueError("b must be finite and > 0 and l finite for every pair")
-    return dict(fractional=float(((b - l) / b).mean()), absolute=float((b - l).mean()))
+    b, l = torch.tensor(b), torch.tensor(l)
+    return dict(fractional=fractional_gain(l, b).mean().item(), absolute=code_length_reduction(l, b).mean().item())
 
 # %% ../nbs/09h_fractional.ipynb #07d4057d
 def _t_cdf(x: float, df: int) -> float: # Student's t CDF: Simpson's rule on its density from 0 to |x|
