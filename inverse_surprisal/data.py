@@ -349,7 +349,7 @@ class OwnData:
                 ) -> dict:
         """Held-out figures without an oracle: b, l, KL, l0 with the decoder's part (b - l0) and the
         code's (l0 - l), code-length reduction, fractional gain, weight health; the discrete family's
-        code usage as the synthetic task's (`code_usage`)."""
+        code usage as the synthetic task's (`code_usage`); the continuous family's active units and MI."""
         outs = []
         (l, kl, w, term, l0), beta = self.held_out(model, b_eval, base_mean, step, outs)
         usage = {}
@@ -357,6 +357,11 @@ class OwnData:
             u = code_usage(torch.cat([model.joint_log_prob(o.extras['log_q']).exp().float().cpu()
                                       for o in outs]))
             usage = dict(codes_used=u.active, code_perplexity=u.perplexity)
+        else:   # the continuous family: its latent's figures, as on the synthetic task (own draws for the MI)
+            mu = torch.cat([o.extras['mu_q'].float().cpu() for o in outs])
+            usage = dict(active_units=active_units(mu), latent_mutual_information=latent_mutual_information(
+                mu, torch.cat([o.extras['logvar_q'].float().cpu() for o in outs]),
+                torch.Generator().manual_seed(self.cfg.seed + 7)))
         return dict(step=step, **own_data_summary(l, kl, b_eval[0], w, l0),
                     recon_term=term.mean().item(), beta=beta,
                     n_heldout=len(l), n_train=len(self.train_set), n_dropped=len(self.dropped),

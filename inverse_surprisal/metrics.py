@@ -205,18 +205,25 @@ def active_units(mu: Tensor, # (n, D) posterior means on a held-out set
 def latent_mutual_information(mu: Tensor, # (n, D) posterior means
                               logvar: Tensor, # (n, D) posterior log-variances
                               generator: torch.Generator=None, # for the one draw per example
+                              rows: int=2048, # draws scored at a time: memory rows x n doubles
                              ) -> float: # nats, in [0, log n]
     "I_q(z; x,y): one draw z_i ~ q(z|x_i,y_i) per example against the aggregate posterior."
     check_tensor('mu', mu, ndim=2)
     if not isinstance(logvar, Tensor) or logvar.shape != mu.shape:
         raise ValueError(f"logvar must be a tensor of mu's shape {tuple(mu.shape)}")
+    if not isinstance(rows, int) or rows < 1: raise ValueError(f"rows must be an int >= 1, got {rows!r}")
     mu, logvar = mu.double(), logvar.double()
     z = mu + (0.5 * logvar).exp() * torch.randn(mu.shape, generator=generator, dtype=mu.dtype)
     prec = (-logvar).exp()
-    # (n, n): sum_d (z_id - mu_jd)^2 / var_jd
-    quad = (z ** 2) @ prec.T - 2 * z @ (mu * prec).T + (mu ** 2 * prec).sum(1)
-    log_q = -0.5 * (quad + logvar.sum(1) + mu.shape[1] * math.log(2 * math.pi))
-    return (log_q.diagonal() - torch.logsumexp(log_q, 1) + math.log(len(mu))).mean().item()
+    mu_prec, const = mu * prec, (mu ** 2 * prec).sum(1) + logvar.sum(1) + mu.shape[1] * math.log(2 * math.pi)
+    total = 0.0
+    for s in range(0, len(mu), rows):
+        zs = z[s:s + rows]
+        # (r, n): log q(z_i | x_j, y_j), from sum_d (z_id - mu_jd)^2 / var_jd
+        log_q = -0.5 * ((zs ** 2) @ prec.T - 2 * zs @ mu_prec.T + const)
+        own = log_q[torch.arange(len(zs)), torch.arange(s, s + len(zs))]
+        total += (own - torch.logsumexp(log_q, 1)).sum().item()
+    return total / len(mu) + math.log(len(mu))
 
 # %% ../nbs/04_metrics.ipynb #404d284a
 class CodeUsage(NamedTuple):
