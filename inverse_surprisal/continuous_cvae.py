@@ -56,9 +56,14 @@ class ContinuousCVAEConfig(CVAEArchConfig):
     # BN-VAE (Zhu et al. 2020): > 0 batch-normalises each dimension of the posterior mean to this
     # standard deviation across a training batch (its shift learned); 0: off
     mean_bn: float=0.0
+    # the width of y's sentence embedding (own data with data.view_encoder), which q(z|x,y) reads
+    # beside the tokens; 0: none
+    view_dim: int=0
 
     def __post_init__(self):
         self._check_ints('latent_dim', 'n_samples', 'n_components')
+        if not isinstance(self.view_dim, int) or self.view_dim < 0:
+            raise ValueError(f"view_dim must be an int >= 0 (0: no view), got {self.view_dim!r}")
         check_choice('prior', self.prior, ('conditional', 'standard', 'mixture'))
         if not self.max_logvar > 0:
             raise ValueError(f"max_logvar must be > 0, got {self.max_logvar!r}")
@@ -89,6 +94,8 @@ class ContinuousCVAE(nn.Module):
         if cfg.mean_bn > 0:                 # BN-VAE: the means' batch statistics fixed, their shift learned
             self.mean_norm = nn.BatchNorm1d(cfg.latent_dim, affine=False)
             self.mean_shift = nn.Parameter(torch.zeros(cfg.latent_dim))
+        # y's sentence embedding, a feature of (x, y) that q reads beside the tokens
+        self.view_in = nn.Linear(cfg.view_dim, 2 * cfg.latent_dim) if cfg.view_dim else None
 
 # %% ../nbs/07_continuous_cvae.ipynb #efa3cd94
 @patch
@@ -101,13 +108,28 @@ def posterior(self: ContinuousCVAE,
               input_ids: Tensor, # (bs,T) the whole sequence [x ; sep ; y]
               # (bs,T) a padded batch's real tokens (bool); None: every token
               attention_mask: Tensor=None,
+              y_view: Tensor=None, # (bs,view_dim) y's sentence embeddings, for a model with `view_dim`
              ) -> tuple: # (mu, logvar) of q(z|x,y)
     """The Gaussian posterior q(z|x,y) from the whole sequence (its real tokens under
-    `attention_mask`); with `mean_bn`, its mean batch-normalised to that scale."""
-    mu, logvar = self._gaussian(self.encoder(input_ids) if attention_mask is None
-                                else self.encoder(input_ids, attention_mask))
+    `attention_mask`) and, with `view_dim`, y's sentence embedding; with `mean_bn`, its mean
+    batch-normalised to that scale."""
+    params = (self.encoder(input_ids) if attention_mask is None
+              else self.encoder(input_ids, attention_mask))
+    if self.view_in is not None or y_view is not None:
+        params = params + self._view(y_view, len(input_ids))
+    mu, logvar = self._gaussian(params)
     if self.cfg.mean_bn > 0: mu = self.cfg.mean_bn * self.mean_norm(mu) + self.mean_shift
     return mu, logvar
+
+@patch
+def _view(self: ContinuousCVAE, y_view, bs: int) -> Tensor: # (bs, 2D): the view's part of q's parameters
+    if self.view_in is None:
+        raise ValueError("y_view given, but this model reads no sentence embedding (view_dim=0)")
+    if not isinstance(y_view, Tensor) or y_view.shape != (bs, self.cfg.view_dim):
+        raise ValueError(f"this model's posterior reads y's sentence embedding (view_dim={self.cfg.view_dim}): "
+                         f"pass y_view, a ({bs}, {self.cfg.view_dim}) tensor, got "
+                         f"{getattr(y_view, 'shape', y_view)!r}")
+    return self.view_in(y_view.to(self.view_in.weight.dtype))
 
 @patch
 def prior(self: ContinuousCVAE,
@@ -131,8 +153,9 @@ def prior(self: ContinuousCVAE,
 # %% ../nbs/07_continuous_cvae.ipynb #fb61a763
 @patch
 def inference_parameters(self: ContinuousCVAE) -> list:
-    "q(z|x,y)'s own parameters: the posterior encoder's, and with `mean_bn` the means' shift."
-    return list(self.encoder.parameters()) + ([self.mean_shift] if self.cfg.mean_bn > 0 else [])
+    "q(z|x,y)'s own parameters: the encoder's, with `mean_bn` the means' shift, with `view_dim` the view's map."
+    return (list(self.encoder.parameters()) + ([self.mean_shift] if self.cfg.mean_bn > 0 else [])
+            + (list(self.view_in.parameters()) if self.view_in is not None else []))
 
 # %% ../nbs/07_continuous_cvae.ipynb #790dd061
 @patch
@@ -197,11 +220,12 @@ def forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
             attention_mask: Tensor=None,
             # (bs,) a start's component of each example (mixture prior): its KL against that one alone
             start_code: Tensor=None,
+            y_view: Tensor=None, # (bs,view_dim) y's sentence embeddings, for a model with `view_dim`
            ) -> CVAEOutput:
     "Posterior, S reparameterised samples, reconstruction, the KL and the objective."
     check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal,
                      variable=attention_mask is not None)
-    (mu_q, lv_q), prior = posterior_and_prior(self, input_ids, y_mask, attention_mask)
+    (mu_q, lv_q), prior = posterior_and_prior(self, input_ids, y_mask, attention_mask, y_view)
     l, tok, aux, z = self._sampled_reconstruction(input_ids, y_mask, mu_q, lv_q)
     mu_p, lv_p = prior_moments(prior)
     kl = (self.kl_units(mu_q, lv_q, z, prior) if start_code is None
@@ -244,9 +268,10 @@ def marginal_nll(self: ContinuousCVAE,
                  y_mask: Tensor, # (bs,T) bool, True on y
                  attention_mask: Tensor=None, # (bs,T) for right-padded batches
                  n_samples: int=32, # S importance samples from q
+                 y_view: Tensor=None, # (bs,view_dim) y's sentence embeddings, for a model with `view_dim`
                 ) -> Tensor: # (bs,) the IWAE estimate of l0, nats
     "l0: the decoder's own z-free NLL, -log E_p(z|x) p(y|x,z), by importance sampling from q."
-    (mu_q, lv_q), prior = posterior_and_prior(self, input_ids, y_mask, attention_mask)
+    (mu_q, lv_q), prior = posterior_and_prior(self, input_ids, y_mask, attention_mask, y_view)
     S, bs = n_samples, len(input_ids)
     z = mu_q + (0.5 * lv_q).exp() * torch.randn(S, *mu_q.shape, device=mu_q.device)
     l = sequence_nll(self.decoder, input_ids.repeat(S, 1), y_mask.repeat(S, 1),
@@ -279,13 +304,14 @@ def generate(self: ContinuousCVAE,
              source: str='prior',
              greedy: bool=False, # argmax instead of sampling
              generator: torch.Generator=None, # for reproducible sampling
+             y_view: Tensor=None, # (bs,view_dim) y's sentence embeddings, for 'posterior' with `view_dim`
             ) -> Tensor: # (bs, n_y) generated y
     "Sample y given x, with z from the prior (generation) or the posterior (reconstruction)."
     check_choice('source', source, ('prior', 'posterior'))
     context = split_context(input_ids, y_mask)
     if source == 'prior': z = self.sample_prior(context, generator)
     else:
-        mu, lv = self.posterior(input_ids)
+        mu, lv = self.posterior(input_ids, y_view=y_view)
         z = mu + (0.5 * lv).exp() * torch.randn(mu.shape, generator=generator, device=mu.device)
     return sample_continuation(self.decoder, context, input_ids.shape[1] - context.shape[1],
                                self.to_prefix(z)[:, None], greedy, generator)

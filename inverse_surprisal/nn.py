@@ -411,13 +411,16 @@ def posterior_and_prior(model: nn.Module, # a CVAE: `posterior`, `prior` and `cf
                         input_ids: Tensor, # (bs,T) [x ; sep ; y]
                         y_mask: Tensor, # (bs,T) bool, True on y
                         attention_mask: Tensor=None, # (bs,T) for right-padded batches
+                        # (bs,D) y's sentence embeddings, for a posterior that reads them (the continuous family's)
+                        y_view: Tensor=None,
                        ) -> tuple: # (posterior, prior), each as the family's methods return it
     "A CVAE's posterior from the whole sequence and its prior from the context; padding never read."
+    view = {} if y_view is None else dict(y_view=y_view)
     if attention_mask is None:
-        return model.posterior(input_ids), model.prior(split_context(input_ids, y_mask))
+        return model.posterior(input_ids, **view), model.prior(split_context(input_ids, y_mask))
     # each example's own context; the blocks must read any y region
     model.cfg.check_variable_length()
-    return (model.posterior(input_ids, attention_mask.bool()),
+    return (model.posterior(input_ids, attention_mask.bool(), **view),
             model.prior(input_ids, context_mask(y_mask, attention_mask)))
 
 # %% ../nbs/05_nn.ipynb #40de1571

@@ -16,7 +16,7 @@ from torch import nn
 from .clustering import category_scores, classical_clusterings, minilm_folder, sentence_embeddings
 from .config import RunConfig, load_config
 from .losses import fractional_gain
-from .continuous_cvae import prior_moments
+from .continuous_cvae import ContinuousCVAE, prior_moments
 from .nn import posterior_and_prior
 from .reference import score_batch
 from .run_dir import CVAE_CKPT, check_run_inputs, check_trained_config, load_checkpoint
@@ -84,7 +84,10 @@ def _posterior_fields(run: OpenRun, ids, y_mask, attention_mask, b, view=None) -
     """The posterior and prior of one batch, as `encode` names them; EM's own posterior when the run
     evaluates with it (`eval_posterior='model'`), from the b the run used or, for new pairs, the base's."""
     model = run.model
-    q, p = posterior_and_prior(model, ids, y_mask, attention_mask)
+    # a continuous posterior that reads y's sentence embedding gets it; the discrete family's view is EM's
+    reads = isinstance(model, ContinuousCVAE) and model.cfg.view_dim
+    q, p = posterior_and_prior(model, ids, y_mask, attention_mask,
+                               view.to(ids.device) if reads and view is not None else None)
     if isinstance(model, SharedDiscreteCVAE):
         log_q, log_p = model.joint_log_prob(q), model.joint_log_prob(p)
         if model.cfg.eval_posterior == 'model':

@@ -31,9 +31,18 @@ def test_every_remedy_on_the_planted_corpus(tmp_path):
     assert by['fresh-aggressive']['aggressive_steps'] == 50 and by['copy']['aggressive_steps'] == 0
     assert by['fresh-mixture']['start']['codes'] == 'none' and by['fresh-mixture-start']['start']['codes'] == 'mixture'
     assert by['fresh-mixture-start']['model']['prior'] == 'mixture' and by['copy']['model']['prior'] == 'conditional'
+    assert by['fresh-view']['data']['view_encoder'] == 'minilm' == by['fresh-bn0.6-view']['data']['view_encoder']
+    assert by['fresh-view']['model']['mean_bn'] == 0.0 and by['fresh-bn0.6-view']['model']['mean_bn'] == 0.6
+    assert by['copy']['data']['view_encoder'] == ''
     f = tmp_path / 'continuous' / 'planted_fresh_s0_40.json'
     before = f.stat().st_mtime_ns
     assert pct.main(args[:1] + ['fresh'] + args[2:]) == recs[:1] and f.stat().st_mtime_ns == before   # read back
+    # the l0 check, added to a finished run's record: with all the batches' draws at once, never above the mean of
+    # the batches' own estimates (Jensen: -log of a mean of weights against the mean of -log's)
+    (c,) = pct.main(args[:1] + ['copy'] + args[2:] + ['--l0-check'])
+    check = json.loads((tmp_path / 'continuous' / 'planted_copy_s0_40.json').read_text())['l0_check']
+    assert c['l0_check'] == check and check['pairs'] == 24 and check['draws'] == [32, 256]
+    assert check['l0'][1] <= check['l0'][0] and {k: v for k, v in c.items() if k != 'l0_check'} == recs[-1]
     rec = json.loads(f.read_text()); rec['config']['objective']['beta'] = 9.0; f.write_text(json.dumps(rec))
     with pytest.raises(SystemExit, match=r"its settings differ from the arm today \(\['objective.beta: 9.0 -> "):
         pct.main(args[:1] + ['fresh'] + args[2:])
