@@ -50,10 +50,14 @@ ARMS = {
        for dec, m in (('fresh', dict(CONT)), ('copy', dict(CONT, decoder_init='base_model', decoder_z='every')))
        for start in ('', '-start')},
     # y's sentence embedding (all-MiniLM-L6-v2, the discrete family's embedding view) read by q beside the tokens,
-    # alone and with BN-VAE's means
-    **{f'{dec}{bn}-view': dict(model=dict(m, mean_bn=0.6 if bn else 0.0), data=dict(view_encoder='minilm'))
+    # alone and with BN-VAE's means; and with BN-VAE, a head on z that predicts it (precision 50 or 200)
+    **{f'{dec}{bn}-view': dict(model=dict(m, mean_bn=0.6 if bn else 0.0, view_kappa=0.0),
+                               data=dict(view_encoder='minilm'))
        for dec, m in (('fresh', dict(CONT)), ('copy', dict(CONT, decoder_init='base_model', decoder_z='every')))
        for bn in ('', '-bn0.6')},
+    **{f'{dec}-bn0.6-viewhead{k}': dict(model=dict(m, mean_bn=0.6, view_kappa=float(k)), data=dict(view_encoder='minilm'))
+       for dec, m in (('fresh', dict(CONT)), ('copy', dict(CONT, decoder_init='base_model', decoder_z='every')))
+       for k in (50, 200)},
 }
 
 @torch.no_grad()

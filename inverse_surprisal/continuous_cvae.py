@@ -18,6 +18,7 @@ from .checks import check_choice
 from .nn import (CVAEArchConfig, check_cvae_batch, posterior_and_prior,
                                   sample_continuation, sequence_nll, split_context)
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
+from .views import ViewHead
 
 # %% ../nbs/07_continuous_cvae.ipynb #648294ec
 def soft_clamp(v: Tensor, # any shape
@@ -59,11 +60,16 @@ class ContinuousCVAEConfig(CVAEArchConfig):
     # the width of y's sentence embedding (own data with data.view_encoder), which q(z|x,y) reads
     # beside the tokens; 0: none
     view_dim: int=0
+    # with view_dim, the precision of a head on z that predicts the embedding (the discrete code's
+    # embedding view, `ViewHead`), its NLL an auxiliary term; 0: no head, q alone reads the embedding
+    view_kappa: float=50.0
 
     def __post_init__(self):
         self._check_ints('latent_dim', 'n_samples', 'n_components')
         if not isinstance(self.view_dim, int) or self.view_dim < 0:
             raise ValueError(f"view_dim must be an int >= 0 (0: no view), got {self.view_dim!r}")
+        if not (isinstance(self.view_kappa, (int, float)) and math.isfinite(self.view_kappa) and self.view_kappa >= 0):
+            raise ValueError(f"view_kappa must be a finite number >= 0 (0: no head on z), got {self.view_kappa!r}")
         check_choice('prior', self.prior, ('conditional', 'standard', 'mixture'))
         if not self.max_logvar > 0:
             raise ValueError(f"max_logvar must be > 0, got {self.max_logvar!r}")
@@ -96,6 +102,9 @@ class ContinuousCVAE(nn.Module):
             self.mean_shift = nn.Parameter(torch.zeros(cfg.latent_dim))
         # y's sentence embedding, a feature of (x, y) that q reads beside the tokens
         self.view_in = nn.Linear(cfg.view_dim, 2 * cfg.latent_dim) if cfg.view_dim else None
+        # and, with view_kappa, a head on z that predicts it
+        self.view_head = (ViewHead(cfg.latent_dim, cfg.view_dim, cfg.view_kappa)
+                          if cfg.view_dim and cfg.view_kappa > 0 else None)
 
 # %% ../nbs/07_continuous_cvae.ipynb #efa3cd94
 @patch
@@ -196,8 +205,8 @@ def prior_moments(prior: tuple, # `ContinuousCVAE.prior`'s
 # %% ../nbs/07_continuous_cvae.ipynb #f2028c56
 @patch
 def _sampled_reconstruction(self: ContinuousCVAE, input_ids: Tensor, y_mask: Tensor,
-                            mu_q: Tensor, lv_q: Tensor) -> tuple: # (l, token NLL, head NLL, z)
-    "Reconstruction and head NLL averaged over `n_samples` reparameterised draws of z."
+                            mu_q: Tensor, lv_q: Tensor, y_view: Tensor=None) -> tuple: # (l, token NLL, head NLL, z)
+    "Reconstruction and head NLL (the view head's included) averaged over `n_samples` reparameterised draws of z."
     S, bs = self.cfg.n_samples, len(input_ids)
     # (S,bs,D)
     z = mu_q + (0.5 * lv_q).exp() * torch.randn(S, *mu_q.shape, device=mu_q.device)
@@ -206,6 +215,8 @@ def _sampled_reconstruction(self: ContinuousCVAE, input_ids: Tensor, y_mask: Ten
     l, tok = l.view(S, bs).mean(0), tok.view(S, bs, -1).mean(0)
     aux = self.aux_head(z.reshape(S * bs, -1), input_ids.repeat(S, 1),
                         y_mask.repeat(S, 1)).view(S, bs).mean(0)
+    if self.view_head is not None:
+        aux = aux + self.view_head(z.reshape(S * bs, -1), y_view.repeat(S, 1)).view(S, bs).mean(0)
     return l, tok, aux, z
 
 # %% ../nbs/07_continuous_cvae.ipynb #4231214f
@@ -226,7 +237,7 @@ def forward(self: ContinuousCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
     check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal,
                      variable=attention_mask is not None)
     (mu_q, lv_q), prior = posterior_and_prior(self, input_ids, y_mask, attention_mask, y_view)
-    l, tok, aux, z = self._sampled_reconstruction(input_ids, y_mask, mu_q, lv_q)
+    l, tok, aux, z = self._sampled_reconstruction(input_ids, y_mask, mu_q, lv_q, y_view)
     mu_p, lv_p = prior_moments(prior)
     kl = (self.kl_units(mu_q, lv_q, z, prior) if start_code is None
           else self.start_kl(mu_q, lv_q, prior, start_code))

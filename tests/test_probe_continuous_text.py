@@ -33,6 +33,7 @@ def test_every_remedy_on_the_planted_corpus(tmp_path):
     assert by['fresh-mixture-start']['model']['prior'] == 'mixture' and by['copy']['model']['prior'] == 'conditional'
     assert by['fresh-view']['data']['view_encoder'] == 'minilm' == by['fresh-bn0.6-view']['data']['view_encoder']
     assert by['fresh-view']['model']['mean_bn'] == 0.0 and by['fresh-bn0.6-view']['model']['mean_bn'] == 0.6
+    assert by['fresh-view']['model']['view_kappa'] == 0.0 and by['fresh-bn0.6-viewhead200']['model']['view_kappa'] == 200
     assert by['copy']['data']['view_encoder'] == ''
     f = tmp_path / 'continuous' / 'planted_fresh_s0_40.json'
     before = f.stat().st_mtime_ns

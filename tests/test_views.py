@@ -85,8 +85,8 @@ def test_averaged_means_resume_exactly(saved, corpus, tmp_path):
     assert [without_wall(r) for r in records(killed)] == [without_wall(r) for r in records(whole)]
 
 @pytest.mark.parametrize('args, message', [
-    (['--set', 'model.family=continuous', '--set', 'model.view_kappa=10'],
-     "model.view_kappa weighs the embedding view of the discrete family's code"),
+    (['--set', 'model.family=continuous', '--set', 'model.view_decay=0.9'],
+     "model.view_decay keeps the embedding view's means of the discrete family's code"),
     (['--set', 'data.view_encoder=', '--set', 'model.view_kappa=10'],
      'model.view_kappa weighs the embedding view: it needs data.view_encoder'),
     (['--set', 'data.view_encoder=', '--set', 'start.codes=view_kmeans'], "start.codes='view_kmeans'"),
@@ -98,12 +98,13 @@ def test_view_settings_that_do_not_go_together(saved, corpus, tmp_path, args, me
     assert not (tmp_path / 'r' / 'metrics.jsonl').exists()
 
 def test_the_continuous_family_reads_the_view(saved, corpus, tmp_path):
-    """The continuous family's posterior reads y's sentence embedding: trained, with its latent's held-out figures,
-    and exported with the embeddings the run used."""
+    """The continuous family's posterior reads y's sentence embedding and a head on z predicts it: trained, with its
+    latent's held-out figures, and exported with the embeddings the run used."""
     out = tmp_path / 'run'
     view_run(saved, corpus, out, '--set', 'model.family=continuous', '--set', 'model.mean_bn=0.6')
     a = weights(out)
-    assert a['model.view_in.weight'].shape == (16, 16) and not any('view_head' in k for k in a)   # (2D, view width)
+    # q reads the embedding, (2D, its width), and a head on z predicts it, (its width, D)
+    assert a['model.view_in.weight'].shape == (16, 16) and a['model.view_head.proj.weight'].shape == (16, 8)
     metrics = json.loads((out / 'metrics.json').read_text())
     assert 1 <= metrics['active_units'] <= 8 and 0 <= metrics['latent_mutual_information'] <= np.log(metrics['n_heldout'])
     run(*CLI, 'export', out, '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
