@@ -13,7 +13,8 @@ from typing import NamedTuple
 import torch
 from torch import nn
 
-from .clustering import category_scores, classical_clusterings, minilm_folder, sentence_embeddings
+from .clustering import (category_scores, classical_clusterings, embedding_kmeans, minilm_folder,
+                                          sentence_embeddings)
 from .config import RunConfig, load_config
 from .losses import fractional_gain
 from .continuous_cvae import ContinuousCVAE, prior_moments
@@ -22,7 +23,7 @@ from .reference import score_batch
 from .run_dir import CVAE_CKPT, check_run_inputs, check_trained_config, load_checkpoint
 from .score import check_table_path, write_table
 from .shared_discrete_cvae import SharedDiscreteCVAE
-from .text import TextPairs, collate, max_positions
+from .text import TextPairs, batch_rows, collate, max_positions
 from .views import cached_views
 from .train import Trainer
 
@@ -179,25 +180,40 @@ def export_run(run, # a finished run directory, or `load_run`'s
     return write_table(cols, out, {k: EXPORT_COLUMNS[k] for k in cols})
 
 # %% ../nbs/09e_runs.ipynb #232ae390
-def categories(run: OpenRun, # `load_run`'s: a discrete own-data run whose data names `label_key`
+@torch.no_grad()
+def _training_means(run: OpenRun, batch_size: int=256) -> torch.Tensor: # (n_train, D) on the CPU
+    "The continuous posterior's means of the run's training pairs, which k-means on the latent is fitted to."
+    tr = run.trainer
+    data, model, means = tr.data.tensors(tr.train_set, tr.b['train']), run.model.eval(), []
+    for i in torch.arange(len(tr.train_set), device=tr.device).split(batch_size):
+        r = batch_rows(data, i)
+        q, _ = posterior_and_prior(model, r['input_ids'], r['y_mask'], r['attention_mask'], r.get('y_view'))
+        means.append(q[0].float().cpu())
+    return torch.cat(means)
+
+def categories(run: OpenRun, # `load_run`'s: an own-data run whose data names `label_key`
                # embedding k-means' encoder folder; 'minilm': all-MiniLM-L6-v2 if installed; None: none; 'run': the
                # run's own embedding view (data.view_encoder, its cached embeddings) when it has one, else 'minilm'
                encoder='run',
               ) -> dict: # name ('code', then each clustering) -> `category_scores`
-    "The held-out codes and the classical clusterings of the same targets, judged by the pairs' own categories."
+    """The held-out codes (the continuous family: k-means on the held-out posterior means, fitted to the training
+    pairs' means, one cluster per component of `n_components`) and the classical clusterings of the same targets
+    with as many clusters, judged by the pairs' own categories."""
     data = run.trainer.data
     if getattr(data, 'eval_labels', None) is None:
         raise ValueError("the run's data names no category: train with --set data.label_key=COLUMN")
     enc = encode(run)
-    if 'code' not in enc: raise ValueError("categories judge the discrete family's code; this run is continuous")
+    if 'code' in enc: name, code, k = 'code', enc['code'], run.model.cfg.n_joint
+    else:
+        name, k = 'latent_kmeans', run.model.cfg.n_components
+        code = embedding_kmeans(_training_means(run), enc['mean'], k, run.config.seed)[1]
     if encoder == 'run' and data.view_folder is not None:      # k-means on the embeddings the code was shown
         encoder = lambda texts: cached_views(texts, data.view_folder, run.trainer.out / 'views.safetensors')
     elif encoder in ('run', 'minilm'):
         try: encoder = minilm_folder()
         except ImportError as e: encoder = None; print(f'embedding k-means left out: {e}', file=sys.stderr)
     _, xs, ys = zip(*data.eval_pairs)
-    found = dict(code=enc['code'], **classical_clusterings(data.train_targets, list(ys), run.model.cfg.n_joint,
-                                                            run.config.seed, encoder))
+    found = {name: code, **classical_clusterings(data.train_targets, list(ys), k, run.config.seed, encoder)}
     return {name: category_scores(c, data.eval_labels, list(xs)) for name, c in found.items()}
 
 # %% ../nbs/09e_runs.ipynb #8f84f1bf

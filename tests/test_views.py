@@ -101,12 +101,18 @@ def test_the_continuous_family_reads_the_view(saved, corpus, tmp_path):
     """The continuous family's posterior reads y's sentence embedding and a head on z predicts it: trained, with its
     latent's held-out figures, and exported with the embeddings the run used."""
     out = tmp_path / 'run'
-    view_run(saved, corpus, out, '--set', 'model.family=continuous', '--set', 'model.mean_bn=0.6')
+    view_run(saved, corpus, out, '--set', 'model.family=continuous', '--set', 'model.mean_bn=0.6',
+             '--set', 'model.n_components=3', '--set', 'data.label_key=topic')
     a = weights(out)
     # q reads the embedding, (2D, its width), and a head on z predicts it, (its width, D)
     assert a['model.view_in.weight'].shape == (16, 16) and a['model.view_head.proj.weight'].shape == (16, 8)
     metrics = json.loads((out / 'metrics.json').read_text())
     assert 1 <= metrics['active_units'] <= 8 and 0 <= metrics['latent_mutual_information'] <= np.log(metrics['n_heldout'])
+    # its categories: k-means (3, the mixture's components) on the held-out posterior means, beside the clusterings
+    table = run(*CLI, 'report', out).stdout.split('own categories (topic)')[1]
+    rows = {w[0]: float(w[1]) for w in map(str.split, table.splitlines()) if w and w[0].endswith('kmeans')}
+    assert {'latent_kmeans', 'embedding_kmeans', 'tfidf_kmeans'} <= set(rows) and 0 <= rows['latent_kmeans'] <= 1, table
     run(*CLI, 'export', out, '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
     held = [json.loads(line) for line in (tmp_path / 'held.jsonl').read_text().splitlines()]
     assert len(held) == metrics['n_heldout'] and all(len(h['latent_mean']) == 8 for h in held)
+    assert {h['category'] for h in held} <= {'animal', 'colour', 'place'}
