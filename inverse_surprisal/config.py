@@ -425,6 +425,11 @@ _text = PRESETS['text']
 PRESETS['text-view'] = dict(_text, data=dict(view_encoder='minilm'), start=dict(_text['start'], codes='view_kmeans'),
                             model=dict(_text['model'], view_kappa=200.0, view_decay=0.98, decoder_init='random',
                                        decoder_z='input'))
+# the continuous family's: q reads y's embedding and a head on z predicts it (kappa 200), BN-VAE's means, the
+# base's copy with z in every block, no start (the real-text probe's `copy-bn0.6-viewhead200`, the own-data page)
+CONTINUOUS_PRESETS['text-view'] = dict(CONTINUOUS_PRESETS['text'],
+                                       model=dict(CONTINUOUS_PRESETS['text']['model'], mean_bn=0.6, view_decay=0.0,
+                                                  decoder_init='base_model', decoder_z='every'))
 
 # %% ../nbs/09_config.ipynb #22152f3c
 # settings that moved since a stored configuration was written: old dotted path -> new one
