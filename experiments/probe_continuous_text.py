@@ -58,6 +58,10 @@ ARMS = {
     **{f'{dec}-bn0.6-viewhead{k}': dict(model=dict(m, mean_bn=0.6, view_kappa=float(k)), data=dict(view_encoder='minilm'))
        for dec, m in (('fresh', dict(CONT)), ('copy', dict(CONT, decoder_init='base_model', decoder_z='every')))
        for k in (50, 200)},
+    # the same with 32 dimensions: room for more of the embedding than 8
+    **{f'{dec}-bn0.6-viewhead200-d32': dict(model=dict(m, mean_bn=0.6, view_kappa=200.0, latent_dim=32),
+                                            data=dict(view_encoder='minilm'))
+       for dec, m in (('fresh', dict(CONT)), ('copy', dict(CONT, decoder_init='base_model', decoder_z='every')))},
 }
 
 @torch.no_grad()
