@@ -80,11 +80,11 @@ check-readme: $(STAMP)
 nbtest: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/nbdev_test --n_workers 2
 
-# two workers (pytest-xdist) on one torch thread each, for the reason above. A file's tests stay on one worker, except
-# the notebooks, each its own group (loadgroup; tests/conftest.py says why). The slowest tests are listed at the end,
-# to tell a slow test from a stalled one
+# two workers (pytest-xdist) on one torch thread each, for the reason above. A file's tests stay on one worker
+# (loadfile): a module's fixture then builds once (the docs site into _docs/, the killed grid, the uninterrupted run).
+# The slowest tests are listed at the end, to tell a slow test from a stalled one
 pytest: $(STAMP)
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadgroup --durations=15 tests/
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadfile --durations=15 tests/
 
 test: check-clean check-export check-readme pytest
 

@@ -31,13 +31,3 @@ def saved(tmp_path_factory):
 
 def pytest_configure(config):
     config.addinivalue_line('markers', 'cuda: needs a CUDA GPU (bench/gpu_check.sh runs these; skipped without one)')
-
-
-def pytest_collection_modifyitems(config, items):
-    """`make test` distributes by group (pytest-xdist's loadgroup): a test file's tests stay on one worker, so that a
-    module's fixture builds once (the docs site into _docs/, the killed grid, the uninterrupted run), but each notebook
-    is a group of its own, so that the notebooks (most of the suite's time) share both workers."""
-    for item in items:
-        name = item.path.name
-        group = item.name if name == 'test_notebooks.py' else name
-        item.add_marker(pytest.mark.xdist_group(group))
