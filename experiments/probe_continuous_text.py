@@ -20,6 +20,7 @@ import probe_real_text as P
 from inverse_surprisal.clustering import embedding_kmeans
 from inverse_surprisal.config import config_diff, stored_config
 from inverse_surprisal.metrics import active_units, latent_mutual_information
+from inverse_surprisal.runs import split_posterior
 from inverse_surprisal.text import batch_rows
 from inverse_surprisal.train import Trainer
 
@@ -65,17 +66,6 @@ ARMS = {
 }
 
 @torch.no_grad()
-def posterior_means(tr: Trainer, items: list, b) -> tuple:
-    "(mu, logvar) of q(z|x,y) for `items` (a split of the run's data, with its b), in their order."
-    rows_of, mus, lvs = tr.data.tensors(items, b), [], []
-    model = tr.model.eval()
-    for i in torch.arange(len(items)).split(256):
-        rows = batch_rows(rows_of, i)
-        mu, lv = model.posterior(rows['input_ids'], rows['attention_mask'], rows.get('y_view'))
-        mus.append(mu.cpu()); lvs.append(lv.cpu())
-    return torch.cat(mus), torch.cat(lvs)
-
-@torch.no_grad()
 def l0_check(tr: Trainer, seed: int, n: int=128, batches: int=8) -> dict:
     """l0 - l reads l0 as an importance-sampled estimate from 32 draws of q (`marginal_nll`), an upper bound that
     loosens as KL grows: l0 on the first `n` held-out pairs with the run's 32 draws (the mean of `batches` estimates)
@@ -111,8 +101,8 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, out_
     wall = time.perf_counter() - t0
     curve = [{k: round(r[k], 4) for k in ('step', 'kl', 'code_contribution', 'decoder_vs_base') if k in r}
              for r in map(json.loads, (run / 'metrics.jsonl').read_text().splitlines()) if r['phase'] == 'eval']
-    mu_train, _ = posterior_means(tr, tr.train_set, tr.b['train'])
-    mu, logvar = posterior_means(tr, tr.eval_set, tr.b['eval'])
+    mu_train, _ = split_posterior(tr, 'train')
+    mu, logvar = split_posterior(tr, 'eval')
     _, code = embedding_kmeans(mu_train, mu, P.K, seed)
     final = json.loads((run / 'metrics.json').read_text())
     rec = dict(corpus=corpus, arm=arm, seed=seed, steps=steps, wall_seconds=round(wall, 1),

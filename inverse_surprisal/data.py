@@ -335,7 +335,7 @@ class OwnData:
                     outs.append(model(**rows, base_mean=base_mean, step=step))
                 l0.append(outs[-1].extras['marginal_nll'] if 'marginal_nll' in outs[-1].extras
                           else model.marginal_nll(rows['input_ids'], rows['y_mask'], rows['attention_mask'],
-                                                  **({'y_view': rows['y_view']} if 'y_view' in rows else {})))
+                                                  y_view=rows.get('y_view')))
         if outputs is not None: outputs.extend(outs)
         cat = lambda k: torch.cat([getattr(o, k).float().cpu() for o in outs])
         return (tuple(cat(k) for k in ('recon_nll', 'kl', 'weights', 'recon_term'))

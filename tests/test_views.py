@@ -116,3 +116,10 @@ def test_the_continuous_family_reads_the_view(saved, corpus, tmp_path):
     held = [json.loads(line) for line in (tmp_path / 'held.jsonl').read_text().splitlines()]
     assert len(held) == metrics['n_heldout'] and all(len(h['latent_mean']) == 8 for h in held)
     assert {h['category'] for h in held} <= {'animal', 'colour', 'place'}
+    # the means k-means reads are the exported ones (the same posterior, embeddings included)
+    from inverse_surprisal.runs import load_run, split_posterior
+    tr = load_run(out, device='cpu').trainer
+    mu, logvar = split_posterior(tr, 'eval', batch_size=5)
+    assert mu.shape == logvar.shape == (len(held), 8)
+    assert torch.allclose(mu, torch.tensor([h['latent_mean'] for h in held]), atol=1e-5)
+    with pytest.raises(ValueError, match="split must be 'train' or 'eval', got 'test'"): split_posterior(tr, 'test')
