@@ -31,6 +31,7 @@ from .distributed import dist_info, on_rank0
 from .files import atomic_open, atomic_write_bytes, file_digest
 from .nn import posterior_and_prior
 from .run_dir import INPUT_LOCATIONS, RunDirectoryError, run_directory, share_base
+from .runs import latent_kmeans
 from .shared_discrete_cvae import SharedDiscreteCVAE
 from .synthetic import variant_weights
 from .text import batch_rows
@@ -106,17 +107,18 @@ def grid_config(run: GridRun, # the run
 def grid_pieces(runs: list, # GridRun
                ) -> list: # lists of GridRun, each trained in order by one process
     """The runs that share a base model (the learned base of one seed) go in one piece, in the
-    grid's order, so the first trains the base and the others reuse it; so do a family's own-data
-    runs of a seed, its plain run first (the discrete plain run's model gives the others' closed
-    form); every other run is a piece of its own."""
+    grid's order, so the first trains the base and the others reuse it; so do the discrete family's
+    own-data runs of a seed, its plain run first (its model gives the others' closed form); every
+    other run is a piece of its own."""
     pieces, shared = [], {}
     for r in runs:
-        if r.base == 'oracle': pieces.append([r]); continue
-        key = (r.base, r.seed, r.family if r.base == 'pretrained' else None)
+        if r.base == 'oracle' or (r.base, r.family) == ('pretrained', 'continuous'):
+            pieces.append([r]); continue
+        key = (r.base, r.seed)
         if key not in shared: shared[key] = []; pieces.append(shared[key])
         shared[key].append(r)
     for p in pieces:
-        if p[0].base != 'pretrained': continue
+        if (p[0].base, p[0].family) != ('pretrained', 'discrete'): continue
         p.sort(key=lambda r: r.recon != 'plain')                # stable: the plain run first
         if p[0].family == 'discrete' and p[0].recon != 'plain':
             raise ValueError(f"the own-data runs of seed {p[0].seed} need that seed's plain run: "
@@ -139,7 +141,9 @@ PER_EXAMPLE_COLUMNS = dict(
     weight='per term unit', # the reconstruction weight (1 plain and token, 1/(b+eps), 1/E_D[b])
     difficulty='tag', # the noise level's index
     true_class='class', # transform x rotation, as the task's factor grid numbers it
-    code='code', # the most probable joint code (the discrete family only)
+    # the most probable joint code; own data's continuous family: the k-means cluster of the posterior
+    # mean (n_components clusters, fitted to the training pairs' means)
+    code='code',
     pair='index', # own data: the pair's position among the data file's pairs
     context='index', # own data: x's index among the held-out pairs' distinct x, sorted
 )
@@ -182,8 +186,9 @@ def per_example_results(tr: Trainer, # fitted (or resumed after its last step) o
 def own_data_results(tr: Trainer, # on own data, fitted (or resumed after its last step)
                      reference: SharedDiscreteCVAE=None, # K*'s decoder, prior and head; the run's own if None
                     ) -> dict: # PER_EXAMPLE_COLUMNS -> (n,) float64 arrays
-    """The held-out pairs of an own-data run; the discrete family's with their code and the
-    closed-form rate K* of its weights under `reference`."""
+    """The held-out pairs of an own-data run with their code: the discrete family's with the
+    closed-form rate K* of its weights under `reference`, the continuous family's code k-means on
+    its posterior means (`latent_kmeans`)."""
     model, b, base_mean = tr.model.eval(), tr.b['eval'], tr.b['base_mean']
     ref, outs, k_star = reference or model, [], []
     (l, kl, w, _, l0), _ = tr.data.held_out(model, b, base_mean, tr.cfg.steps, outs)
@@ -205,6 +210,7 @@ def own_data_results(tr: Trainer, # on own data, fitted (or resumed after its la
                                             y_view=r.get('y_view'))
                 k_star.append((log_q.exp() * (log_q - log_p)).sum(1).cpu())
         cols.update(K_star=torch.cat(k_star), code=code)
+    else: cols.update(code=latent_kmeans(tr))
     return {k: v.double().cpu().numpy() for k, v in cols.items()}
 
 # %% ../nbs/09f_grid.ipynb #f17b0863
@@ -253,7 +259,8 @@ def summarize_own(per: dict, # `own_data_results`
                 b_by_fifth=by_fifth(b), K_by_fifth=by_fifth(K), K_star_by_fifth=star(by_fifth),
                 fractional_gain_by_fifth=by_fifth(gain / b),
                 easy_hard_rate=_easy_hard(K, b), easy_hard_rate_star=star(lambda k: _easy_hard(k, b)),
-                codes_used=metrics.get('codes_used'), beta=objective.beta,
+                codes_used=metrics.get('codes_used'), active_units=metrics.get('active_units'),
+                latent_mutual_information=metrics.get('latent_mutual_information'), beta=objective.beta,
                 aux_weight=objective.aux_weight, wall_seconds=metrics['wall_seconds'])
 
 # %% ../nbs/09f_grid.ipynb #ed69086b
@@ -487,9 +494,11 @@ def main(argv: list=None, # the arguments after the program name; sys.argv's whe
 # %% ../nbs/09f_grid.ipynb #3a4dc750
 def real_text_grid(seeds=(0, 1, 2), # every run is repeated on each
                    eps_list=(0.1, 1.0, 10.0), # the example term's eps values
+                   family: str='discrete', # the CVAE family of every run
                   ) -> list: # GridRun, each seed's plain run first
-    "Every term of the discrete family on own data (base='pretrained'), at matched beta."
-    return [GridRun('discrete', r, e, 'pretrained', s) for s in seeds for r, e in _terms(eps_list)]
+    "Every term of one family on own data (base='pretrained'), at matched beta."
+    if family not in FAMILIES: raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    return [GridRun(family, r, e, 'pretrained', s) for s in seeds for r, e in _terms(eps_list)]
 
 def category_nmi(per: dict, # an own-data run's per-example columns (`own_data_results`)
                  categories: list, # every pair's category (ints or strings) by its position in the data file

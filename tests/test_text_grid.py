@@ -39,3 +39,22 @@ def test_tiny_grid_writes_skips_and_refuses(tmp_path, capsys):
     with pytest.raises(SystemExit):
         text_grid.main(args)
     assert 'made with other settings (steps: 99 -> 6)' in capsys.readouterr().err
+
+def test_tiny_continuous_grid(tmp_path):
+    """The continuous family's terms with the probe's winner (q and a head read y's embedding) on the base trained to
+    its plateau: each run's rows hold its code (k-means on the posterior means) and no closed form; the discrete
+    family's runs in the same grid would be other pieces."""
+    args = ['planted', '--quick', '--out', str(tmp_path), '--seeds', '0', '--family', 'continuous', '--jobs', '1']
+    names = [f'continuous-pretrained-{t}-seed0' for t in ('plain', 'example-eps1', 'distribution', 'token')]
+    assert sorted(text_grid.main(args)) == sorted(names)
+    res = tmp_path / 'grid' / 'planted' / 'results'
+    cats = json.loads((tmp_path / 'grid' / 'planted_categories.json').read_text())
+    for n in names:
+        rows, rec = read_per_example(res / f'{n}.csv'), json.loads((res / f'{n}.json').read_text())
+        assert sorted(rows) == sorted(['b', 'l', 'l0', 'K', 'weight', 'code', 'pair', 'context'])
+        assert rows['code'].max() < 16 and 0 <= category_nmi(rows, cats).nmi <= 1
+        cfg = rec['config']
+        assert cfg['model']['family'] == 'continuous' and cfg['model']['view_kappa'] == 200
+        assert cfg['data']['view_encoder'] == 'minilm' and cfg['data']['base_model'].endswith('base_plateau')
+        assert rec['summary']['K_star'] is None and 1 <= rec['summary']['active_units'] <= 8
+    assert text_grid.main(args) == []
