@@ -1,0 +1,72 @@
+"""The seed's claim at matched rate (issue 64, item 1): each term of the experiments page's grid (experiments/grid.py:
+the demo task, b = b*, the grid's own settings) with beta searched per seed until its held-out KL is within 2% of the
+plain run's of the same seed (`inverse_surprisal.fractional.matched_rate`), so that the fractional gain of every term is
+compared at the same rate. The first trial, beta 1, is the grid's own run: its record is taken from the grid's results
+(same settings, checked) rather than trained again. Trial records: experiments/grid/matched_rate/*.json (committed);
+runs: experiments/grid/matched_rate/runs/ (ignored). Resumable: a second start trains only the trials it lacks.
+Usage: python experiments/matched_rate.py [--families continuous discrete] [--seeds 0 1 2] [--jobs 2]
+       python experiments/matched_rate.py --quick --out DIR   (make test's tiny version: not results)"""
+import argparse, json
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+import multiprocessing
+
+import torch
+
+from inverse_surprisal.config import config_diff, merge_overrides, stored_config
+from inverse_surprisal.files import atomic_write_bytes
+from inverse_surprisal.fractional import gains, matched_rate
+from inverse_surprisal.grid import (GRID_OVERRIDES, GRID_PRESET, QUICK, GridRun, grid_config, read_per_example,
+                                    run_grid)
+
+HERE = Path(__file__).resolve().parent
+TERMS = (('example', 1.0), ('example', 0.1), ('example', 10.0), ('distribution', None), ('token', None))
+
+def from_grid(grid: Path, out: Path, run: GridRun, overrides: dict) -> float:
+    """The grid's own run as the search's trial at beta 1 (its record written beside the trials, once); returns the
+    held-out KL of the seed's plain run, the target."""
+    plain = json.loads((grid / 'results' / f'{GridRun(run.family, "plain", None, run.base, run.seed).name}.json').read_text())
+    path, mine = out / f'{run.name}-beta1.json', grid / 'results' / f'{run.name}.json'
+    cfg = grid_config(run, GRID_PRESET, merge_overrides(overrides, dict(objective=dict(beta=1.0))))
+    if not path.exists():
+        rec = json.loads(mine.read_text())
+        if diff := config_diff(stored_config(rec['config']), cfg):
+            raise ValueError(f"{mine}: not the search's run at beta 1 ({'; '.join(diff)})")
+        per = read_per_example(grid / 'results' / f'{run.name}.csv')
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, (json.dumps(dict(name=path.stem, run=rec['run'], beta=1.0, kl=rec['metrics']['kl'],
+                                                  target=plain['metrics']['kl'], **gains(per['b'], per['l']),
+                                                  config=rec['config'], from_grid=mine.name), indent=1)
+                                  + '\n').encode())
+    return plain['metrics']['kl']
+
+def search(run: GridRun, grid: str, out: str, overrides: dict) -> dict:
+    "One run's search on one torch thread (the same numbers in any process)."
+    torch.set_num_threads(1)
+    target = from_grid(Path(grid), Path(out), run, overrides)
+    found = matched_rate(out, run, target, GRID_PRESET, overrides)
+    print(f"{run.name}: beta {found['beta']:.4g} gives KL {found['kl']:.3f} against the plain run's {target:.3f} "
+          f"after {len(found['trials'])} runs; (b-l)/b {found['record']['fractional']:.4f}", flush=True)
+    return found
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--families', nargs='+', default=['continuous', 'discrete'], choices=['continuous', 'discrete'])
+    ap.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2])
+    ap.add_argument('--jobs', type=int, default=2, help='searches at once, one torch thread each')
+    ap.add_argument('--out', default=str(HERE / 'grid'), help="the grid's folder; the trials go in its matched_rate/")
+    ap.add_argument('--quick', action='store_true', help="make test's sizes: the grid's plain and example runs, then "
+                                                         "their search (not results)")
+    a = ap.parse_args(argv)
+    grid, overrides = Path(a.out), QUICK if a.quick else GRID_OVERRIDES
+    terms = TERMS[:1] if a.quick else TERMS
+    runs = [GridRun(f, r, e, 'oracle', s) for r, e in terms for f in a.families for s in a.seeds]   # eps 1 first
+    if a.quick:                  # the grid's own runs first, as experiments/grid.py --quick makes them
+        run_grid(grid, [GridRun(f, 'plain', None, 'oracle', s) for f in a.families for s in a.seeds] + runs,
+                 GRID_PRESET, overrides, 1)
+    out = grid / 'matched_rate'
+    if a.jobs == 1: return [search(r, grid, out, overrides) for r in runs]
+    with ProcessPoolExecutor(a.jobs, mp_context=multiprocessing.get_context('spawn')) as ex:
+        return list(ex.map(search, runs, [str(grid)] * len(runs), [str(out)] * len(runs), [overrides] * len(runs)))
+
+if __name__ == '__main__': main()
