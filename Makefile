@@ -13,7 +13,7 @@ CONSTRAINTS := constraints.txt
 # a fingerprint of the generated and cleaned files (tracked and untracked), to tell whether a step changed them
 SNAPSHOT = git ls-files -co --exclude-standard -z -- nbs inverse_surprisal README.md | xargs -0 sha1sum | sha1sum
 
-.PHONY: bench grid text-grid docs install constraints demo test check-clean check-export check-readme nbtest pytest readme export clean-nbs
+.PHONY: bench grid text-grid matched-rate docs install constraints demo test check-clean check-export check-readme nbtest pytest readme export clean-nbs
 
 $(STAMP): settings.ini setup.py $(CONSTRAINTS)
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -95,8 +95,14 @@ bench: $(STAMP)
 grid: $(STAMP)
 	$(PY) experiments/grid.py --jobs 2
 
-# the same terms on real text (the real-text probe's two corpora, the text preset's code, seeds 0-2; hours on 2
+# the same terms on real text (the real-text probe's two corpora, each family's text settings, seeds 0-2; hours on 2
 # cores); resumable as the grid
 text-grid: $(STAMP)
 	$(PY) experiments/text_grid.py wordnet --jobs 2
 	$(PY) experiments/text_grid.py debian --jobs 2
+	$(PY) experiments/text_grid.py debian --family continuous --jobs 2
+	$(PY) experiments/text_grid.py wordnet --family continuous --jobs 2
+
+# the seed's claim at matched rate: each term of the grid with beta searched to the plain run's KL (needs `make grid`)
+matched-rate: $(STAMP)
+	$(PY) experiments/matched_rate.py --jobs 2
