@@ -42,8 +42,8 @@ def test_tiny_grid_writes_skips_and_refuses(tmp_path, capsys):
 
 def test_tiny_continuous_grid(tmp_path):
     """The continuous family's terms with the probe's winner (q and a head read y's embedding) on the base trained to
-    its plateau: each run's rows hold its code (k-means on the posterior means) and no closed form; the discrete
-    family's runs in the same grid would be other pieces."""
+    its plateau: each run's rows hold its code (k-means on the posterior means) and no closed form; a second start
+    trains nothing."""
     args = ['planted', '--quick', '--out', str(tmp_path), '--seeds', '0', '--family', 'continuous', '--jobs', '1']
     names = [f'continuous-pretrained-{t}-seed0' for t in ('plain', 'example-eps1', 'distribution', 'token')]
     assert sorted(text_grid.main(args)) == sorted(names)
