@@ -15,7 +15,7 @@ import torch
 
 from inverse_surprisal.config import config_diff, merge_overrides, stored_config
 from inverse_surprisal.files import atomic_write_bytes
-from inverse_surprisal.fractional import gains, matched_rate
+from inverse_surprisal.fractional import NoMatchingBeta, gains, matched_rate
 from inverse_surprisal.grid import (GRID_OVERRIDES, GRID_PRESET, QUICK, GridRun, grid_config, read_per_example,
                                     run_grid)
 
@@ -46,8 +46,7 @@ def search(run: GridRun, grid: str, out: str, overrides: dict) -> dict:
     torch.set_num_threads(1)
     target = from_grid(Path(grid), Path(out), run, overrides)
     try: found = matched_rate(out, run, target, GRID_PRESET, overrides)
-    except ValueError as e:          # no beta reached the target: its trials are kept, the other searches go on
-        if not str(e).startswith(('no beta within', 'the KL does not fall')): raise
+    except NoMatchingBeta as e:      # no beta reached the target: its trials are kept, the other searches go on
         print(f"{run.name}: stopped: {e}", flush=True)
         return None
     print(f"{run.name}: beta {found['beta']:.4g} gives KL {found['kl']:.3f} against the plain run's {target:.3f} "
