@@ -21,7 +21,7 @@ from .clustering import (balanced_assignment, embedding_kmeans, fit_mixture_of_u
 from .nn import (AlignmentEncoder, CVAEArchConfig, check_cvae_batch,
                                   class_sequence_nll, posterior_and_prior, sample_continuation,
                                   sequence_nll, split_context)
-from .objective import (CVAEOutput, ObjectiveConfig, beta_at, cvae_objective,
+from .objective import (CVAEOutput, ObjectiveConfig, aux_term, beta_at, cvae_objective,
                                          reconstruction_term)
 from .reference import eval_mode
 from .text import batch_rows
@@ -340,9 +340,9 @@ def _em_cost(self: SharedDiscreteCVAE, per_class: tuple, y_mask: Tensor, base_su
     "Each joint class's cost in the E-step: its reconstruction term and the head's weighted NLL."
     cfg, (l_c, tok_c, aux_c), (bs, C) = objective or self.objective, per_class, per_class[0].shape
     rep = lambda t: None if t is None else t.repeat_interleave(C, 0)
-    r_c = reconstruction_term(cfg, l_c.reshape(-1), tok_c.reshape(bs * C, -1), rep(y_mask),
-                              rep(base_surprisal), rep(base_token_surprisal), base_mean)[0].view(bs, C)
-    return r_c + cfg.aux_weight * aux_c
+    r_c, w = reconstruction_term(cfg, l_c.reshape(-1), tok_c.reshape(bs * C, -1), rep(y_mask),
+                                 rep(base_surprisal), rep(base_token_surprisal), base_mean)
+    return r_c.view(bs, C) + aux_term(cfg, aux_c, w.view(bs, C)[:, 0])
 
 @patch
 def em_loss(self: SharedDiscreteCVAE,

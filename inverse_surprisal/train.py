@@ -215,6 +215,8 @@ def _start_cvae(self: Trainer, resume: bool,
     except ValueError as e: raise RunDirectoryError(f"--resume: {e}") from None
     check_trained_config(c, cfg, path)
     model.load_state_dict(c['model'])
+    # the objective of the step it resumes at: a finished run, opened again, reads its last step's head weight
+    if b is not None: model.objective = objective_at(self.resolved_objective(b), c['step'])
     opt.load_state_dict(c['optimizer']); set_rng_state(c['rng'], gen)
     if self.rank == 0: truncate_log(self.out / 'metrics.jsonl', c['step'])
     return model, opt, gen, c['step'], json.loads(c['evals']), c['wall_seconds']

@@ -31,3 +31,15 @@ def saved(tmp_path_factory):
 
 def pytest_configure(config):
     config.addinivalue_line('markers', 'cuda: needs a CUDA GPU (bench/gpu_check.sh runs these; skipped without one)')
+
+
+NOTEBOOK_TESTS = 'test_notebooks.py'
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under `--dist loadgroup` (`make pytest`) a file's tests stay on one worker, so that a module's fixture builds
+    once (the docs site, the killed grid, the uninterrupted run), except the notebooks': each notebook is a test of its
+    own and the longest pieces of the suite, so they go first and to whichever worker is free."""
+    for item in items:
+        if item.path.name != NOTEBOOK_TESTS: item.add_marker(pytest.mark.xdist_group(item.path.stem))
+    items.sort(key=lambda item: item.path.name != NOTEBOOK_TESTS)
