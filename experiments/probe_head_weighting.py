@@ -12,7 +12,8 @@ run's own objective with its own decoder and prior fixed, without the head (`K_o
 is fitted to, head included (`target`): the Spearman of K with each and each one's easy/hard ratio.
 Records: experiments/grid/head_probe/<arm>/results/ (the grid's files) and <arm>/own/<run>.json (committed);
 runs: <arm>/runs/ (ignored). Resumable: finished pieces are skipped.
-Usage: python experiments/probe_head_weighting.py [--arms recon annealed uniform] [--seeds 0 1 2] [--jobs 2]
+Usage: python experiments/probe_head_weighting.py [--arms recon annealed uniform] [--seeds 0 1 2] [--terms example plain]
+                                                  [--jobs 2]
        python experiments/probe_head_weighting.py --quick --out DIR   (make test's tiny version: not results)"""
 import argparse, json, multiprocessing
 from concurrent.futures import ProcessPoolExecutor
@@ -39,10 +40,10 @@ def arm_overrides(arm: str, quick: bool=False) -> dict:
     "The grid's overrides with the arm's objective settings for the discrete family."
     return merge_overrides(QUICK if quick else GRID_OVERRIDES, dict(discrete=(QUICK_ARMS if quick else ARMS)[arm]))
 
-def runs_of(arm: str, seeds) -> list:
+def runs_of(arm: str, seeds, terms=('example', 'plain')) -> list:
     "The example term at eps 1 on each seed; the plain term too where the arm changes it (w = 1: `recon` does not)."
-    terms = [('example', 1.0)] + ([] if arm == 'recon' else [('plain', None)])
-    return [GridRun('discrete', r, e, 'oracle', s) for r, e in terms for s in seeds]
+    both = [('example', 1.0)] + ([] if arm == 'recon' else [('plain', None)])
+    return [GridRun('discrete', r, e, 'oracle', s) for r, e in both if r in terms for s in seeds]
 
 def own_rates(folder: Path, cfg) -> dict:
     """(n,) held-out rates of a finished run's own closed form: its objective's tempered posterior with its decoder and
@@ -83,12 +84,13 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--arms', nargs='+', default=['recon', 'annealed', 'uniform'], choices=list(ARMS))
     ap.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2])
+    ap.add_argument('--terms', nargs='+', default=['example', 'plain'], choices=['example', 'plain'])
     ap.add_argument('--jobs', type=int, default=2, help='runs at once, one torch thread each')
     ap.add_argument('--out', default=str(HERE / 'grid' / 'head_probe'), help='each arm gets a folder here')
     ap.add_argument('--quick', action='store_true', help="make test's sizes (not results)")
     a = ap.parse_args(argv)
     # the example term's runs of every arm first, then the plain ones: a stopped start has what matters most
-    todo = sorted(((arm, r) for arm in a.arms for r in runs_of(arm, a.seeds)), key=lambda t: t[1].recon == 'plain')
+    todo = sorted(((arm, r) for arm in a.arms for r in runs_of(arm, a.seeds, a.terms)), key=lambda t: t[1].recon == 'plain')
     for arm in a.arms: (Path(a.out) / arm / 'results').mkdir(parents=True, exist_ok=True)
     args = [[t[0] for t in todo], [t[1] for t in todo], [a.out] * len(todo), [a.quick] * len(todo)]
     if a.jobs == 1: list(map(train, *args))
