@@ -81,11 +81,11 @@ nbtest: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/nbdev_test --n_workers 2
 
 # two workers (pytest-xdist) on one torch thread each, for the reason above. A file's tests stay on one worker
-# (loadgroup, tests/conftest.py): a module's fixture then builds once (the docs site into _docs/, the killed grid, the
-# uninterrupted run); the notebooks, each a test of its own, go first to whichever worker is free.
-# The slowest tests are listed at the end, to tell a slow test from a stalled one
+# (loadscope): a module's fixture then builds once (the docs site into _docs/, the killed grid, the uninterrupted run);
+# each notebook is a test class of its own (tests/test_notebooks.py), so the notebooks go first to whichever worker is
+# free. The slowest tests are listed at the end, to tell a slow test from a stalled one
 pytest: $(STAMP)
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadgroup --durations=15 tests/
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadscope --durations=15 tests/
 
 test: check-clean check-export check-readme pytest
 

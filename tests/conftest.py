@@ -35,11 +35,7 @@ def pytest_configure(config):
 
 NOTEBOOK_TESTS = 'test_notebooks.py'
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Under `--dist loadgroup` (`make pytest`) a file's tests stay on one worker, so that a module's fixture builds
-    once (the docs site, the killed grid, the uninterrupted run), except the notebooks': each notebook is a test of its
-    own and the longest pieces of the suite, so they go first and to whichever worker is free."""
-    for item in items:
-        if item.path.name != NOTEBOOK_TESTS: item.add_marker(pytest.mark.xdist_group(item.path.stem))
+    """The notebooks first: each a scope of its own under `--dist loadscope` (tests/test_notebooks.py) and the longest
+    tests of the suite, so that no long one is left to run alone at the end."""
     items.sort(key=lambda item: item.path.name != NOTEBOOK_TESTS)

@@ -108,13 +108,22 @@ def attempt(name: str, stall: float=STALL) -> tuple:
         return (None, *p.communicate())
     return p.returncode, out, err
 
-@pytest.mark.parametrize('name', NOTEBOOKS)
-def test_notebook_runs_in_a_jupyter_kernel(name):
+def runs_in_a_jupyter_kernel(name: str):
+    "The notebook's run, once more if it stalled; fails with its output when a cell fails or it stalls twice."
     code, out, err = attempt(name)
     if code is None:
         warnings.warn(f"{name} still ran after {STALL} s and was run again; where it stood:\n{err[-3000:]}")
         code, out, err = attempt(name)
         assert code is not None, f"{name} still ran after {STALL} s, twice:\n{err[-8000:]}"
     assert code == 0, f"{name}:\n{out[-4000:]}\n{err[-8000:]}"
+
+def notebook_class(name: str) -> type:
+    """A test class of one notebook. `make pytest` hands out work by scope (`--dist loadscope`): a module's tests go to
+    one worker together, so that its fixtures build once, and each class is a scope of its own, so that the notebooks,
+    the longest tests, spread over the workers."""
+    return type(f"TestNotebook_{re.sub(r'[^0-9A-Za-z]', '_', name[:-len('.ipynb')])}", (),
+                dict(test_runs_in_a_jupyter_kernel=lambda self: runs_in_a_jupyter_kernel(name)))
+
+for _name in NOTEBOOKS: globals()[notebook_class(_name).__name__] = notebook_class(_name)
 
 if __name__ == '__main__': run_notebook(sys.argv[1])
