@@ -124,6 +124,6 @@ def notebook_class(name: str) -> type:
     return type(f"TestNotebook_{re.sub(r'[^0-9A-Za-z]', '_', name[:-len('.ipynb')])}", (),
                 dict(test_runs_in_a_jupyter_kernel=lambda self: runs_in_a_jupyter_kernel(name)))
 
-for _name in NOTEBOOKS: globals()[notebook_class(_name).__name__] = notebook_class(_name)
+for _cls in map(notebook_class, NOTEBOOKS): globals()[_cls.__name__] = _cls
 
 if __name__ == '__main__': run_notebook(sys.argv[1])
