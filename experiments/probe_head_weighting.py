@@ -2,10 +2,10 @@
 what makes their rates follow it (item 3). The experiments page's discrete runs (experiments/grid.py: the demo task,
 b = b*, the grid's settings, 800 steps), in arms that differ only in the alignment head's term of the objective:
 
-  uniform   the grid's own settings: the head's NLL weighs aux_weight on every example alike
+  uniform   the grid's settings as they were, the head held: its NLL weighs aux_weight on every example alike to the end
   recon     `aux_weighting='recon'`: the head's NLL weighted per example by the reconstruction weight w
   annealed  the uniform head annealed to 0 over steps 600-700 (after the last split): the last 100 steps train the
-            seed's objective alone
+            seed's objective alone. The grid now does this (`split.head_release=100`, the same objective step for step)
 
 Per run, besides the grid's figures (K against K*, the closed form of the *true* decoder), the closed form of the
 run's own objective with its own decoder and prior fixed, without the head (`K_own`), and the EM target the encoder
@@ -35,9 +35,13 @@ ARMS = dict(uniform={},
             annealed=dict(objective=dict(aux_anneal_start=600, aux_anneal_steps=100, aux_final=0.0)))
 QUICK_ARMS = dict(ARMS, annealed=dict(objective=dict(aux_anneal_start=6, aux_anneal_steps=2, aux_final=0.0)))
 
+# every arm starts from the head held to the end (no release), as the grid was when the probe was made
+HELD = dict(split=dict(head_release=0))
+
 def arm_overrides(arm: str, quick: bool=False) -> dict:
-    "The grid's overrides with the arm's objective settings for the discrete family."
-    return merge_overrides(QUICK if quick else GRID_OVERRIDES, dict(discrete=(QUICK_ARMS if quick else ARMS)[arm]))
+    "The grid's overrides, the head held, with the arm's objective settings for the discrete family."
+    grid = merge_overrides(QUICK if quick else GRID_OVERRIDES, dict(discrete=HELD))
+    return merge_overrides(grid, dict(discrete=(QUICK_ARMS if quick else ARMS)[arm]))
 
 def runs_of(arm: str, seeds, terms=('example', 'plain')) -> list:
     "The example term at eps 1 on each seed; the plain term too where the arm changes it (w = 1: `recon` does not)."

@@ -271,6 +271,12 @@ def check_run_model(cfg, # a RunConfig
         and (len(cfg.model.code_sizes) != 1 or not cfg.model.class_maps)):
         raise ValueError("split.every > 0 needs one code (model.code_sizes=[C]) and "
                          "model.class_maps=true")
+    if cfg.split.head_release:
+        if cfg.model.family != 'discrete' or not cfg.split.every:
+            raise ValueError("split.head_release releases the discrete family's head after its last split: it "
+                             f"needs model.family='discrete' and split.every > 0, got {cfg.model.family!r} and "
+                             f"{cfg.split.every}")
+        cfg.split.released(cfg.objective, cfg.steps)   # refuses an anneal of the objective's own beside it
     # a start: EM's classes, or the continuous family's mixture components (`start_kl`, `start_classes`)
     if cfg.model.family == 'continuous' and cfg.start.codes != 'none' and cfg.model.prior != 'mixture':
         raise ValueError("start.codes places the continuous family's pairs on its mixture prior's components: it "

@@ -8,7 +8,7 @@ __all__ = ['START_CODES', 'SharedDiscreteCVAEConfig', 'SharedDiscreteCVAE', 'pri
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #2c5f1202
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 from fastcore.basics import patch
@@ -485,11 +485,15 @@ class SplitConfig:
     n_top: int=64 # the source class's most confident examples, whose gradients choose the split
     em_iters: int=30 # partial hard-EM iterations on the two copies after the split (0: none)
     em_lr: float=10.0 # SGD step of the partial EM on the copies' embeddings and map offsets
+    # the head's release: from the split's stop its weight falls linearly to 0 over this many steps (0: it keeps
+    # its weight). The head steers the code while splits look for classes; released, the run's rates follow its
+    # own objective (the experiments page's head probe)
+    head_release: int=0
 
     def __post_init__(self):
         check_field_types(self)
-        check_counts(self, ((('every', 'start'), 0), (('n_examples', 'n_top'), 2), (('em_iters',), 0)),
-                     'split.')
+        check_counts(self, ((('every', 'start', 'head_release'), 0), (('n_examples', 'n_top'), 2),
+                            (('em_iters',), 0)), 'split.')
         if not 0 < self.stop <= 1:
             raise ValueError(f"split.stop must be in (0, 1], got {self.stop!r}")
         if not self.em_lr > 0: raise ValueError(f"split.em_lr must be > 0, got {self.em_lr!r}")
@@ -506,6 +510,21 @@ def due(self: SplitConfig,
     `stop` of the run."""
     if self.every <= 0: return False
     return self.start <= step < self.stop * total and (step - self.start) % self.every == 0
+
+@patch
+def released(self: SplitConfig,
+             objective: ObjectiveConfig, # the run's objective (no anneal of its own when head_release > 0)
+             total: int, # the run's steps
+            ) -> ObjectiveConfig:
+    """`objective` with the head released: its weight annealed to 0 over `head_release` steps from the first step
+    no split may run at (`stop` of the run, rounded up); `objective` itself when `head_release` is 0."""
+    if not self.head_release: return objective
+    if objective.aux_anneal_steps:
+        raise ValueError("split.head_release anneals the head's weight after the last split: leave "
+                         f"objective.aux_anneal_steps at 0 (got {objective.aux_anneal_steps}), or set "
+                         "split.head_release=0 and anneal with objective.aux_*")
+    return replace(objective, aux_anneal_start=math.ceil(self.stop * total), aux_anneal_steps=self.head_release,
+                   aux_final=0.0)
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #acba8a3a
 @torch.no_grad()

@@ -196,8 +196,10 @@ def seeded_cvae(self: Trainer,
 
 @patch
 def resolved_objective(self: Trainer, b: dict) -> ObjectiveConfig:
-    "The run's objective, `objective.matched` resolved (beta and the head's weights times E_D[w] over the training set)."
-    return matched_objective(self.cfg.objective, b['train'][0], b['base_mean'])
+    """The run's objective: the head released after the last split (`split.head_release`), and `objective.matched`
+    resolved (beta and the head's weights times E_D[w] over the training set)."""
+    released = self.cfg.split.released(self.cfg.objective, self.cfg.steps)
+    return matched_objective(released, b['train'][0], b['base_mean'])
 
 # %% ../nbs/09b_train.ipynb #06b9f120
 @patch
