@@ -11,9 +11,11 @@ Per run, besides the grid's figures (K against K*, the closed form of the *true*
 run's own objective with its own decoder and prior fixed, without the head (`K_own`), and the EM target the encoder
 is fitted to, head included (`target`): the Spearman of K with each and each one's easy/hard ratio.
 Records: experiments/grid/head_probe/<arm>/results/ (the grid's files) and <arm>/own/<run>.json (committed);
-runs: <arm>/runs/ (ignored). Resumable: finished pieces are skipped.
+runs: <arm>/runs/ (ignored). Resumable: finished pieces are skipped. `--grid` trains nothing: it measures the grid's own
+discrete runs with b = b* (experiments/grid.py, the head released) the same way, into experiments/grid/own/.
 Usage: python experiments/probe_head_weighting.py [--arms recon annealed uniform] [--seeds 0 1 2] [--terms example plain]
                                                   [--jobs 2]
+       python experiments/probe_head_weighting.py --grid [experiments/grid]   (the grid's runs, trained by grid.py)
        python experiments/probe_head_weighting.py --quick --out DIR   (make test's tiny version: not results)"""
 import argparse, json, multiprocessing
 from concurrent.futures import ProcessPoolExecutor
@@ -24,9 +26,10 @@ import torch
 
 from inverse_surprisal.config import merge_overrides
 from inverse_surprisal.files import atomic_write_bytes
-from inverse_surprisal.grid import (GRID_OVERRIDES, GRID_PRESET, QUICK, GridRun, _easy_hard, grid_config,
-                                    read_per_example, run_piece, spearman)
+from inverse_surprisal.grid import (GRID_OVERRIDES, GRID_PRESET, QUICK, GridRun, easy_hard_ratio, experiment_grid,
+                                    grid_config, read_per_example, run_piece, spearman)
 from inverse_surprisal.nn import posterior_and_prior
+from inverse_surprisal.run_dir import CVAE_CKPT
 from inverse_surprisal.train import Trainer
 
 HERE = Path(__file__).resolve().parent
@@ -71,13 +74,23 @@ def own_record(out: Path, run: GridRun, overrides: dict) -> dict:
     preds = dict(K_star=per['K_star'], **rates)
     rec = dict(name=run.name, run=dict(recon=run.recon, eps=run.eps, seed=run.seed),
                info_fraction=float(per['gain'].mean() / per['information'].mean()),
-               K=float(K.mean()), easy_hard=_easy_hard(K, b), noisy_K=float(K[hard].mean()),
+               K=float(K.mean()), easy_hard=easy_hard_ratio(K, b), noisy_K=float(K[hard].mean()),
                **{f'{k}_{m}': v for k, p in preds.items() for m, v in
-                  (('mean', float(p.mean())), ('easy_hard', _easy_hard(p, b)), ('noisy', float(p[hard].mean())),
+                  (('mean', float(p.mean())), ('easy_hard', easy_hard_ratio(p, b)), ('noisy', float(p[hard].mean())),
                    ('spearman', spearman(K, p)), ('spearman_noisy', spearman(K[hard], p[hard])))})
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path, (json.dumps(rec, indent=1) + '\n').encode())
     return rec
+
+def grid_rows(grid: Path, # the grid's folder (results/ and runs/ of experiments/grid.py)
+              overrides: dict=GRID_OVERRIDES, # the grid's settings (make test: QUICK)
+              runs: list=None, # GridRun; the grid's discrete runs with b = b* when None
+             ) -> list:
+    "The grid's own runs against their own closed forms, in <grid>/own/ (committed): nothing is trained."
+    runs = runs or [r for r in experiment_grid() if r.family == 'discrete' and r.base == 'oracle']
+    if missing := [r.name for r in runs if not (grid / 'runs' / r.name / CVAE_CKPT).exists()]:
+        raise SystemExit(f"{grid}/runs/ lacks the trained runs {missing}: run python experiments/grid.py first")
+    return [own_record(grid, r, overrides) for r in runs]
 
 def train(arm: str, run: GridRun, out: str, quick: bool) -> list:
     "One run of an arm, on one torch thread (the same numbers in any process); skipped when finished."
@@ -91,7 +104,9 @@ def main(argv=None):
     ap.add_argument('--jobs', type=int, default=2, help='runs at once, one torch thread each')
     ap.add_argument('--out', default=str(HERE / 'grid' / 'head_probe'), help='each arm gets a folder here')
     ap.add_argument('--quick', action='store_true', help="make test's sizes (not results)")
+    ap.add_argument('--grid', nargs='?', const=str(HERE / 'grid'), help="the grid's runs instead (trains nothing)")
     a = ap.parse_args(argv)
+    if a.grid: return grid_rows(Path(a.grid), QUICK if a.quick else GRID_OVERRIDES)
     # the example term's runs of every arm first, then the plain ones: a stopped start has what matters most
     todo = sorted(((arm, r) for arm in a.arms for r in runs_of(arm, a.seeds, a.terms)), key=lambda t: t[1].recon == 'plain')
     for arm in a.arms: (Path(a.out) / arm / 'results').mkdir(parents=True, exist_ok=True)

@@ -5,9 +5,9 @@
 # %% auto #0
 __all__ = ['PER_EXAMPLE_COLUMNS', 'PER_EXAMPLE_DIGITS', 'TRAJECTORY_KEYS', 'GRID_PRESET', 'RELEASE', 'GRID_OVERRIDES', 'QUICK',
            'DEMO_EPS', 'GridRun', 'experiment_grid', 'grid_config', 'grid_pieces', 'spearman', 'per_example_results',
-           'own_data_results', 'summarize', 'summarize_own', 'write_per_example', 'read_per_example', 'run_piece',
-           'exit_with_parent', 'run_grid', 'load_grid', 'main', 'real_text_grid', 'category_nmi', 'demo_runs',
-           'demo_table', 'demo_figure', 'weighting_demo']
+           'own_data_results', 'easy_hard_ratio', 'summarize', 'summarize_own', 'write_per_example', 'read_per_example',
+           'run_piece', 'exit_with_parent', 'run_grid', 'load_grid', 'main', 'real_text_grid', 'category_nmi',
+           'demo_runs', 'demo_table', 'demo_figure', 'weighting_demo']
 
 # %% ../nbs/09f_grid.ipynb #2edb80ce
 import argparse
@@ -214,7 +214,7 @@ def own_data_results(tr: Trainer, # on own data, fitted (or resumed after its la
     return {k: v.double().cpu().numpy() for k, v in cols.items()}
 
 # %% ../nbs/09f_grid.ipynb #f17b0863
-def _easy_hard(k, b) -> float: # mean k over the lowest quarter of b by that over the highest; None if 0
+def easy_hard_ratio(k, b) -> float: # mean k over the lowest quarter of b by that over the highest; None if 0
     easy, hard = b < np.quantile(b, 0.25), b > np.quantile(b, 0.75)
     return float(k[easy].mean() / k[hard].mean()) if k[hard].mean() > 0 else None
 
@@ -226,7 +226,7 @@ def summarize(per: dict, # `per_example_results`
     the rate, the easy/hard rate ratio (quarters of b*) measured and predicted, Spearman and the
     relative error of K against K*, NMI over its ceiling."""
     K, Ks, b = per['K'], per['K_star'], per['b_star']
-    ratio = lambda k: _easy_hard(k, b)
+    ratio = lambda k: easy_hard_ratio(k, b)
     gain = float(per['gain'].mean())
     nmi, ceiling = metrics.get('nmi_joint'), metrics['nmi_joint_ceiling']
     return dict(K=float(K.mean()), K_star=float(Ks.mean()), gain=gain,
@@ -258,7 +258,7 @@ def summarize_own(per: dict, # `own_data_results`
                 spearman_K_b=spearman(K, b), spearman_K_star_b=star(lambda k: spearman(k, b)),
                 b_by_fifth=by_fifth(b), K_by_fifth=by_fifth(K), K_star_by_fifth=star(by_fifth),
                 fractional_gain_by_fifth=by_fifth(gain / b),
-                easy_hard_rate=_easy_hard(K, b), easy_hard_rate_star=star(lambda k: _easy_hard(k, b)),
+                easy_hard_rate=easy_hard_ratio(K, b), easy_hard_rate_star=star(lambda k: easy_hard_ratio(k, b)),
                 codes_used=metrics.get('codes_used'), active_units=metrics.get('active_units'),
                 latent_mutual_information=metrics.get('latent_mutual_information'), beta=objective.beta,
                 aux_weight=objective.aux_weight, wall_seconds=metrics['wall_seconds'])

@@ -27,3 +27,16 @@ def test_tiny_head_probe(tmp_path):
     before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob('*') if p.is_file()}
     assert probe.main(args) == rows
     assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob('*') if p.is_file()} == before
+
+def test_grid_rows_measure_the_grids_own_runs(tmp_path):
+    "--grid: the grid's trained runs against their own closed forms, nothing trained; a run not trained is named."
+    from inverse_surprisal.grid import GRID_PRESET, QUICK, GridRun, run_grid
+    run = GridRun('discrete', 'example', 1.0, 'oracle', 0)
+    with pytest.raises(SystemExit, match="lacks the trained runs"):
+        probe.grid_rows(tmp_path, QUICK, [run])
+    run_grid(tmp_path, [run], GRID_PRESET, QUICK)
+    [row] = probe.grid_rows(tmp_path, QUICK, [run])
+    assert (tmp_path / 'own' / f'{run.name}.json').exists()
+    # the grid releases the head (QUICK's split.head_release): at its end the EM target is the headless closed form
+    assert row['target_mean'] == row['K_own_mean']
+    assert probe.grid_rows(tmp_path, QUICK, [run]) == [row]
