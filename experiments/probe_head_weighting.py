@@ -56,11 +56,11 @@ def own_rates(folder: Path, cfg) -> dict:
     prior fixed, without the head (`K_own`) and with it (`target`, what EM fits the encoder to)."""
     tr = Trainer(cfg, folder, progress=False)
     tr.fit(resume=True)                          # the last checkpoint, opened again: nothing is trained
-    model, ds, b = tr.model.eval(), tr.eval_set, tr.b['eval'][0]
+    model, ds, (b, b_tok) = tr.model.eval(), tr.eval_set, tr.b['eval']
     with torch.no_grad():
         log_p = model.joint_log_prob(posterior_and_prior(model, ds.input_ids, ds.y_mask)[1])
-        def rate(obj):
-            lq = model.model_posterior(ds.input_ids, ds.y_mask, b, objective=obj)
+        def rate(obj):   # every term's inputs: b, the token term's b per token, the distribution term's E_D[b]
+            lq = model.model_posterior(ds.input_ids, ds.y_mask, b, b_tok, tr.b['base_mean'], objective=obj)
             return (lq.exp() * (lq - log_p)).sum(1).double().numpy()
         return dict(K_own=rate(replace(model.objective, aux_weight=0.0)), target=rate(model.objective))
 
@@ -88,7 +88,8 @@ def grid_rows(grid: Path, # the grid's folder (results/ and runs/ of experiments
              ) -> list:
     "The grid's own runs against their own closed forms, in <grid>/own/ (committed): nothing is trained."
     runs = runs or [r for r in experiment_grid() if r.family == 'discrete' and r.base == 'oracle']
-    if missing := [r.name for r in runs if not (grid / 'runs' / r.name / CVAE_CKPT).exists()]:
+    measured = lambda r: (grid / 'own' / f'{r.name}.json').exists() or (grid / 'runs' / r.name / CVAE_CKPT).exists()
+    if missing := [r.name for r in runs if not measured(r)]:   # a record, or the trained run to measure
         raise SystemExit(f"{grid}/runs/ lacks the trained runs {missing}: run python experiments/grid.py first")
     return [own_record(grid, r, overrides) for r in runs]
 
