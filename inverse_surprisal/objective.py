@@ -214,7 +214,8 @@ def cvae_objective(cfg: ObjectiveConfig, # the objective
         aux = torch.zeros_like(recon_nll)
     kl_obj = free_bits_kl(kl_units, cfg.free_bits) if cfg.free_bits > 0 else kl.mean()
     head = aux_term(cfg, aux, w)
-    # the uniform head's mean as aux_weight times aux's mean: the float order every run before 'recon' was trained with
+    # the uniform head's mean as aux_weight times aux's mean: the float order every run before 'recon' was trained with,
+    # so that stored runs reproduce bit for bit (head.mean() rounds otherwise, and a run's end moves by as much as a seed)
     head_mean = cfg.aux_weight * aux.mean() if cfg.aux_weighting == 'uniform' else head.mean()
     loss = term.mean() + beta * kl_obj + head_mean
     return CVAEOutput(loss, recon_nll, token_nll, base_surprisal.detach(), kl, kl_units, w,
