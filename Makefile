@@ -103,6 +103,8 @@ text-grid: $(STAMP)
 	$(PY) experiments/text_grid.py debian --jobs 2
 	$(PY) experiments/text_grid.py debian --family continuous --jobs 2
 	$(PY) experiments/text_grid.py wordnet --family continuous --jobs 2
+	$(PY) experiments/text_grid.py wordnet --decoder copy --jobs 2
+	$(PY) experiments/text_grid.py debian --decoder copy --jobs 2
 
 # the seed's claim at matched rate: each term of the grid with beta searched to the plain run's KL (needs `make grid`)
 matched-rate: $(STAMP)

@@ -9,11 +9,16 @@ the real-text probe's corpora (experiments/probe_real_text.py: WordNet glosses, 
   trained to its held-out plateau, the base it was measured on; the same terms with the example term at eps 1 alone
   (on both corpora every b is 30 nats or more, and the discrete grid's three eps weigh alike). Its code is k-means (16)
   on the posterior means; it has no closed form.
+- The discrete family with the `text` preset's own decoder (`--decoder copy`, issue 64): the base's copy with z in
+  every block, on the base trained to its held-out plateau, so that l0 starts at b and b - l is the CVAE against its
+  base, not a fresh decoder's drift; the plain term and the example term at eps 1 (the seed's claim), into
+  experiments/real_text/grid/CORPUS-copy/.
 `inverse_surprisal.grid` runs it: each finished run's per-pair rows (b, l, l0, K, the discrete family's closed form K*
 under the seed's plain model, the weight, the code, the pair) and record are files in
 experiments/real_text/grid/CORPUS/results/, skipped on the next start; runs/ (checkpoints) is not in git. The pairs'
 categories, which no run reads, are written beside the grid (experiments/real_text/grid/CORPUS_categories.json).
-Usage: python experiments/text_grid.py CORPUS [--family discrete|continuous] [--seeds 0 1 2] [--jobs 2]
+Usage: python experiments/text_grid.py CORPUS [--family discrete|continuous] [--decoder fresh|copy] [--seeds 0 1 2]
+                                             [--jobs 2]
        python experiments/text_grid.py planted --quick --out DIR --seeds 0 --eps 1   (make test's tiny version)"""
 import argparse, json
 from pathlib import Path
@@ -27,40 +32,62 @@ PRESET = 'text'
 CONTINUOUS_ARM = 'copy-bn0.6-viewhead200' # the continuous family's settings: the probe's winner
 CONTINUOUS_EPS = (1.0,) # the continuous family's example term
 
-def overrides(pairs_path, base_dir, quick=False) -> dict:
+DECODERS = ('fresh', 'copy') # the discrete family's decoder: a fresh one (the grid as first run) or the base's copy
+COPY_TERMS = ('plain', 'example') # the copy grid's terms: the seed's claim
+
+def overrides(pairs_path, base_dir, quick=False, decoder: str='fresh') -> dict:
     """The probe's settings (16 codes, batch 32, 300 steps; make test's: 6), a quarter held out, evaluated every 100;
-    the discrete decoder a fresh one, as the grid was run (the text preset's copy of the base came after it); the
-    continuous runs with the winner's settings. `base_dir`: the family's base (where it lies is not a setting)."""
+    the discrete decoder a fresh one, as the grid was first run (the text preset's copy of the base came after it), or
+    with `decoder='copy'` the text preset's own (the base's copy, z in every block); the continuous runs with the
+    winner's settings. `base_dir`: the family's base (where it lies is not a setting)."""
+    if decoder not in DECODERS: raise ValueError(f"decoder must be one of {DECODERS}, got {decoder!r}")
     steps, every = (6, 3) if quick else (300, 100)
-    return dict(steps=steps, eval_every=every, log_every=every, batch_size=32, model=dict(P.FRESH, code_sizes=(P.K,)),
+    return dict(steps=steps, eval_every=every, log_every=every, batch_size=32,
+                model=dict(P.FRESH if decoder == 'fresh' else {}, code_sizes=(P.K,)),
                 data=dict(path=str(pairs_path), base_model=str(base_dir), too_long='drop',
                           eval_fraction=P.EVAL_FRACTION),
                 continuous=PC.ARMS[CONTINUOUS_ARM])
 
-def grid_runs(family: str, seeds=(0, 1, 2), eps=None) -> list:
-    "The family's runs: every term on each seed, the example term at `eps` (default: the family's)."
-    return real_text_grid(tuple(seeds), tuple(eps or ((0.1, 1.0, 10.0) if family == 'discrete' else CONTINUOUS_EPS)),
-                          family)
+def grid_runs(family: str, seeds=(0, 1, 2), eps=None, decoder: str='fresh') -> list:
+    """The family's runs: every term on each seed, the example term at `eps` (default: the family's); with the
+    base's copy as the discrete decoder, the plain and the example term alone (default eps 1)."""
+    if decoder not in DECODERS: raise ValueError(f"decoder must be one of {DECODERS}, got {decoder!r}")
+    if decoder == 'copy' and family != 'discrete': raise ValueError("decoder='copy' is the discrete family's")
+    default = (0.1, 1.0, 10.0) if family == 'discrete' and decoder == 'fresh' else CONTINUOUS_EPS
+    runs = real_text_grid(tuple(seeds), tuple(eps or default), family)
+    return [r for r in runs if decoder == 'fresh' or r.recon in COPY_TERMS]
+
+def grid_folder(out, corpus: str, decoder: str='fresh') -> Path:
+    "Where a corpus's grid lies under `out`: grid/CORPUS, or grid/CORPUS-copy for the discrete family on the base's copy."
+    return Path(out) / 'grid' / (corpus if decoder == 'fresh' else f'{corpus}-copy')
+
+def base_folder(out, corpus: str, family: str, decoder: str='fresh') -> Path:
+    "The base the runs read: the probe's of 800 steps for the fresh discrete decoder, else the one at its plateau."
+    plateau = family == 'continuous' or decoder == 'copy'
+    return Path(out) / 'work' / corpus / ('base_plateau' if plateau else 'base')
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('corpus', choices=sorted(P.CORPORA))
     ap.add_argument('--family', choices=('discrete', 'continuous'), default='discrete')
     ap.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2])
+    ap.add_argument('--decoder', choices=DECODERS, default='fresh',
+                    help="the discrete family's decoder: a fresh one, or the base's copy (grid/CORPUS-copy/)")
     ap.add_argument('--eps', type=float, nargs='+', help="the example term's eps values (default: the family's)")
     ap.add_argument('--jobs', type=int, default=2, help='processes training at once, one torch thread each')
     ap.add_argument('--out', default=str(P.HERE), help='work/ (pairs, bases) and grid/CORPUS/ go here')
     ap.add_argument('--quick', action='store_true', help="make test's sizes: not results")
     a = ap.parse_args(argv)
     P.S, P.P = (d['quick' if a.quick else 'full'] for d in (P.SIZES, P.PLATEAU))
-    work = Path(a.out) / 'work'
-    pairs_path, base_dir = P.prepare(a.corpus, work, plateau=a.family == 'continuous')
-    out, cats = Path(a.out) / 'grid' / a.corpus, Path(a.out) / 'grid' / f'{a.corpus}_categories.json'
+    if a.decoder == 'copy' and a.family != 'discrete': ap.error("--decoder copy is the discrete family's")
+    pairs_path, base_dir = P.prepare(a.corpus, Path(a.out) / 'work',
+                                     plateau=base_folder(a.out, a.corpus, a.family, a.decoder).name == 'base_plateau')
+    out, cats = grid_folder(a.out, a.corpus, a.decoder), Path(a.out) / 'grid' / f'{a.corpus}_categories.json'
     out.parent.mkdir(parents=True, exist_ok=True)
     if not cats.exists():        # each pair's category by its position in the data file
         atomic_write_bytes(cats, json.dumps([json.loads(line)['category'] for line in open(pairs_path)]).encode())
-    runs = grid_runs(a.family, a.seeds, a.eps)
-    try: return run_grid(out, runs, PRESET, overrides(pairs_path, base_dir, a.quick), a.jobs)
+    runs = grid_runs(a.family, a.seeds, a.eps, a.decoder)
+    try: return run_grid(out, runs, PRESET, overrides(pairs_path, base_dir, a.quick, a.decoder), a.jobs)
     except (RunDirectoryError, ValueError, OSError) as e: ap.error(str(e))
 
 if __name__ == '__main__': main()

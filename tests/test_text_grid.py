@@ -58,3 +58,23 @@ def test_tiny_continuous_grid(tmp_path):
         assert cfg['data']['view_encoder'] == 'minilm' and cfg['data']['base_model'].endswith('base_plateau')
         assert rec['summary']['K_star'] is None and 1 <= rec['summary']['active_units'] <= 8
     assert text_grid.main(args) == []
+
+def test_tiny_copy_grid(tmp_path, capsys):
+    """The discrete family with the text preset's own decoder (`--decoder copy`): the plain and the example term alone,
+    on the base trained to its plateau, decoded by the base's copy with z in every block, in a folder of its own; the
+    continuous family has no such choice."""
+    args = ['planted', '--quick', '--out', str(tmp_path), '--seeds', '0', '--decoder', 'copy', '--jobs', '1']
+    names = ['discrete-pretrained-plain-seed0', 'discrete-pretrained-example-eps1-seed0']
+    assert text_grid.main(args) == names
+    assert not (tmp_path / 'grid' / 'planted').exists()
+    res = tmp_path / 'grid' / 'planted-copy' / 'results'
+    for n in names:
+        cfg = json.loads((res / f'{n}.json').read_text())['config']
+        assert (cfg['model']['decoder_init'], cfg['model']['decoder_z']) == ('base_model', 'every')
+        assert cfg['data']['base_model'].endswith('base_plateau') and cfg['model']['code_sizes'] == [16]
+    assert text_grid.grid_folder(tmp_path, 'planted', 'copy') == res.parent
+    assert text_grid.main(args) == []
+    with pytest.raises(SystemExit):
+        text_grid.main(args[:-4] + ['--family', 'continuous', '--decoder', 'copy'])
+    assert "--decoder copy is the discrete family's" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="decoder must be one of"): text_grid.overrides('p', 'b', decoder='base')
