@@ -16,8 +16,8 @@ import torch
 from inverse_surprisal.config import config_diff, merge_overrides, stored_config
 from inverse_surprisal.files import atomic_write_bytes
 from inverse_surprisal.fractional import NoMatchingBeta, gains, matched_rate
-from inverse_surprisal.grid import (GRID_OVERRIDES, GRID_PRESET, QUICK, GridRun, grid_config, read_per_example,
-                                    run_grid)
+from inverse_surprisal.grid import GRID_OVERRIDES, GRID_PRESET, QUICK, GridRun, grid_config, run_grid
+from inverse_surprisal.per_example import read_per_example
 
 HERE = Path(__file__).resolve().parent
 TERMS = (('example', 1.0), ('example', 0.1), ('example', 10.0), ('distribution', None), ('token', None))

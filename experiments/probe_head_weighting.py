@@ -26,8 +26,8 @@ import torch
 
 from inverse_surprisal.config import merge_overrides
 from inverse_surprisal.files import atomic_write_bytes
-from inverse_surprisal.grid import (GRID_OVERRIDES, GRID_PRESET, QUICK, GridRun, easy_hard_ratio, experiment_grid,
-                                    grid_config, read_per_example, run_piece, spearman)
+from inverse_surprisal.grid import GRID_OVERRIDES, GRID_PRESET, QUICK, GridRun, experiment_grid, grid_config, run_piece
+from inverse_surprisal.per_example import easy_hard_ratio, read_per_example, spearman
 from inverse_surprisal.nn import posterior_and_prior
 from inverse_surprisal.run_dir import CVAE_CKPT
 from inverse_surprisal.train import Trainer

@@ -16,7 +16,8 @@ import torch
 
 from .config import config_diff, merge_overrides, stored_config, stored_form
 from .files import atomic_write_bytes
-from .grid import GridRun, grid_config, own_data_results, per_example_results
+from .grid import GridRun, grid_config
+from .per_example import own_data_results, per_example_results
 from .losses import code_length_reduction, fractional_gain
 from .train import Trainer
 

@@ -10,7 +10,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'experiments'))
 import text_grid
-from inverse_surprisal.grid import category_nmi, read_per_example
+from inverse_surprisal.grid import category_nmi
+from inverse_surprisal.per_example import read_per_example
 
 def test_tiny_grid_writes_skips_and_refuses(tmp_path, capsys):
     args = ['planted', '--quick', '--out', str(tmp_path), '--seeds', '0', '--eps', '1', '--jobs', '1']
