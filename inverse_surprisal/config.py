@@ -28,8 +28,8 @@ from .hf_decoder import Z_LAYERS
 from .losses import FLOAT32_MAX
 from .nn import CVAEArchConfig
 from .objective import ObjectiveConfig
-from .shared_discrete_cvae import (SharedDiscreteCVAE, SharedDiscreteCVAEConfig, SplitConfig,
-                                                 StartConfig)
+from .codes import SplitConfig, StartConfig
+from .shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig
 from .synthetic import SyntheticTask
 
 # %% ../nbs/09_config.ipynb #838cca81

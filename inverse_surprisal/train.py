@@ -21,6 +21,7 @@ from torch import nn
 # %% ../nbs/09b_train.ipynb #789c9661
 from .base_model import autocast, build_base, train_base_model
 from .cache import build_cache, served_surprisals
+from .codes import split_dead_code, start_codes
 from .config import RunConfig, save_config, start_classes, stored_form
 from .data import DataError, OwnData, TaskData
 from .distributed import (batch_indices, ddp_wrap, default_device, dist_info, global_mean,
@@ -31,7 +32,7 @@ from .reference import FrozenBaseModel
 from .run_dir import (BASE_CKPT, CVAE_CKPT, INPUTS_FILE, RunDirectoryError, check_resumable,
                                        check_run_inputs, check_trained_config, load_checkpoint, rng_state,
                                        run_directory, RunLog, save_checkpoint, set_rng_state, truncate_log)
-from .shared_discrete_cvae import refit_encoder, split_dead_code, start_codes
+from .shared_discrete_cvae import refit_encoder
 from .text import batch_rows
 
 # %% ../nbs/09b_train.ipynb #fcf0214e

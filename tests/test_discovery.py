@@ -7,7 +7,8 @@ import torch
 
 from inverse_surprisal.metrics import classes_with_own_code
 from inverse_surprisal.objective import ObjectiveConfig
-from inverse_surprisal.shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig, SplitConfig, split_dead_code
+from inverse_surprisal.codes import SplitConfig, split_dead_code
+from inverse_surprisal.shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig
 from inverse_surprisal.synthetic import SyntheticDataset, SyntheticTask
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # the tests' helpers
