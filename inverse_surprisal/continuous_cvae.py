@@ -15,6 +15,7 @@ from fastcore.basics import patch
 from torch import Tensor, nn
 
 from .checks import check_choice
+from .heads import make_aux_head
 from .nn import (CVAEArchConfig, check_cvae_batch, posterior_and_prior,
                                   sample_continuation, sequence_nll, split_context)
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
@@ -91,7 +92,7 @@ class ContinuousCVAE(nn.Module):
                           if cfg.prior == 'conditional'
                           else None)
         self.to_prefix = nn.Linear(cfg.latent_dim, cfg.d_model)
-        self.aux_head = cfg.make_aux_head(cfg.latent_dim)
+        self.aux_head = make_aux_head(cfg, cfg.latent_dim)
         if cfg.prior == 'mixture':          # the same for every x: means, log-variances, logits
             M, D = cfg.n_components, cfg.latent_dim
             self.mixture_mu = nn.Parameter(torch.randn(M, D))

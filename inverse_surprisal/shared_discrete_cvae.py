@@ -16,6 +16,7 @@ from torch import Tensor, nn
 
 from .checks import check_choice
 from .clustering import balanced_assignment
+from .heads import make_aux_head
 from .nn import (CVAEArchConfig, check_cvae_batch,
                                   class_sequence_nll, posterior_and_prior, sample_continuation,
                                   sequence_nll, split_context)
@@ -115,7 +116,7 @@ class SharedDiscreteCVAE(nn.Module):
                           if cfg.prior == 'conditional'
                           else None)
         self.code_emb = nn.ModuleList(nn.Embedding(k, cfg.d_model) for k in cfg.code_sizes)
-        self.aux_head = cfg.make_aux_head(cfg.d_model, cfg.n_joint if cfg.class_maps else 0)
+        self.aux_head = make_aux_head(cfg, cfg.d_model, cfg.n_joint if cfg.class_maps else 0)
         # the embedding view: a second head on the code, read beside the first wherever it is
         self.view_head = (ViewHead(cfg.d_model, cfg.view_dim, cfg.view_kappa, cfg.view_decay, cfg.n_joint)
                           if cfg.view_dim else None)
