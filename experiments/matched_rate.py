@@ -13,7 +13,8 @@ import multiprocessing
 
 import torch
 
-from inverse_surprisal.config import config_diff, merge_overrides, stored_config
+from inverse_surprisal.config import merge_overrides
+from inverse_surprisal.config_files import config_diff, stored_config
 from inverse_surprisal.files import atomic_write_bytes
 from inverse_surprisal.fractional import NoMatchingBeta, gains, matched_rate
 from inverse_surprisal.grid import GRID_OVERRIDES, GRID_PRESET, QUICK, GridRun, grid_config, run_grid

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import torch
 
-from inverse_surprisal.config import merge_overrides, stored_form
+from inverse_surprisal.config import merge_overrides
+from inverse_surprisal.config_files import stored_form
 
 HERE = Path(__file__).resolve().parent
 # today's continuous model in the probe: the preset's continuous settings without what this probe found (the token maps
@@ -100,7 +101,7 @@ def run_piece(variant: str, seed: int, out: str, quick: bool=False) -> dict:
 
 def load(out=HERE / 'probe_continuous', variants=tuple(VARIANTS), seeds=SEEDS) -> list:
     "The finished records, in the order of `variants` then `seeds`; a record made with other settings is refused."
-    from inverse_surprisal.config import config_diff, stored_config
+    from inverse_surprisal.config_files import config_diff, stored_config
     recs = []
     for v in variants:
         for s in seeds:

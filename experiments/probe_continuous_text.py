@@ -18,7 +18,7 @@ import torch
 
 import probe_real_text as P
 from inverse_surprisal.clustering import embedding_kmeans
-from inverse_surprisal.config import config_diff, stored_config
+from inverse_surprisal.config_files import config_diff, stored_config
 from inverse_surprisal.metrics import active_units, latent_mutual_information
 from inverse_surprisal.runs import split_posterior
 from inverse_surprisal.text import batch_rows

@@ -25,7 +25,8 @@ from pathlib import Path
 import torch, tokenizers, transformers
 from inverse_surprisal.clustering import (CLUSTERINGS, MINILM_WHEEL, category_scores, characteristic_words,
                                           classical_clusterings, minilm_folder, sentence_embeddings, word_counts)
-from inverse_surprisal.config import config_diff, make_config, stored_config
+from inverse_surprisal.config import make_config
+from inverse_surprisal.config_files import config_diff, stored_config
 from inverse_surprisal.text import TextPairs, collate, held_out_split, read_pairs
 from inverse_surprisal.train import Trainer
 from inverse_surprisal.text import batch_rows

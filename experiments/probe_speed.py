@@ -10,7 +10,8 @@ import argparse, json, shutil, statistics, subprocess, sys
 from functools import reduce
 from pathlib import Path
 
-from inverse_surprisal.config import RunConfig, config_diff, make_config, merge_overrides, parse_override, stored_config
+from inverse_surprisal.config import RunConfig, make_config, merge_overrides, parse_override
+from inverse_surprisal.config_files import config_diff, stored_config
 
 HERE = Path(__file__).resolve().parent
 # (preset, --set overrides): today's presets, then one change at a time

@@ -18,15 +18,14 @@ import numpy as np
 
 from .cache import CacheError
 from .checks import check_positive_number
-from .config import (FAMILIES, PRESETS, RunConfig, from_dict, merge_overrides,
-                                      load_config,
-                                      make_config,
-                                      parse_override)
+from .config import FAMILIES, RunConfig, from_dict, make_config, merge_overrides, parse_override
+from .config_files import load_config
 from .distributed import default_device, dist_info
 from .files import atomic_write_bytes
 from .grid import GridRun, load_grid, run_grid
 from .losses import (RECON_TERMS, example_inverse_surprisal_weights,
                                       fractional_decomposition, weight_health)
+from .presets import PRESETS
 from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
 from .run_dir import RunDirectoryError
 from .runs import categories, categories_table, export_run, load_run

@@ -15,7 +15,8 @@ from fastcore.basics import patch
 from torch import nn
 
 from .base_model import autocast
-from .config import RunConfig, build_model, with_absolute_paths
+from .config import RunConfig, build_model
+from .config_files import with_absolute_paths
 from .files import file_digest
 from .hf_decoder import PretrainedDecoder, transformer_blocks
 from .metrics import (active_units, base_gap_per_token, classes_with_own_code, code_usage,

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .config import config_diff, merge_overrides, stored_config, stored_form
+from .config import merge_overrides
+from .config_files import config_diff, stored_config, stored_form
 from .files import atomic_write_bytes
 from .grid import GridRun, grid_config
 from .per_example import own_data_results, per_example_results

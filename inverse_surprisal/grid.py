@@ -23,8 +23,8 @@ import numpy as np
 import torch
 
 from .clustering import BeyondContext, category_ids, nmi_beyond_context
-from .config import (FAMILIES, RunConfig, config_diff, from_dict, make_config,
-                                      merge_overrides, stored_config, stored_form)
+from .config import FAMILIES, RunConfig, from_dict, make_config, merge_overrides
+from .config_files import config_diff, stored_config, stored_form
 from .distributed import dist_info, on_rank0
 from .files import atomic_open, atomic_write_bytes, file_digest
 from .per_example import (PER_EXAMPLE_COLUMNS, own_data_results, per_example_results,

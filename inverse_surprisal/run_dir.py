@@ -27,7 +27,8 @@ from fastcore.basics import patch
 from safetensors.torch import load as load_safetensors, save as save_safetensors
 from tqdm.auto import tqdm
 
-from .config import RunConfig, config_diff, load_config, stored_config
+from .config import RunConfig
+from .config_files import config_diff, load_config, stored_config
 from .files import RUN_MARKER, atomic_write_bytes, check_regular_file
 
 # %% ../nbs/09a_run_dir.ipynb #20bb12c7

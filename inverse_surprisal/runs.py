@@ -16,7 +16,8 @@ from torch import nn
 
 from .clustering import (category_scores, classical_clusterings, embedding_kmeans, minilm_folder,
                                           sentence_embeddings)
-from .config import RunConfig, load_config
+from .config import RunConfig
+from .config_files import load_config
 from .losses import fractional_gain
 from .continuous_cvae import ContinuousCVAE, prior_moments
 from .nn import posterior_and_prior

@@ -22,7 +22,8 @@ from torch import nn
 from .base_model import autocast, build_base, train_base_model
 from .cache import build_cache, served_surprisals
 from .codes import split_dead_code, start_codes
-from .config import RunConfig, save_config, start_classes, stored_form
+from .config import RunConfig, start_classes
+from .config_files import save_config, stored_form
 from .data import DataError, OwnData, TaskData
 from .distributed import (batch_indices, ddp_wrap, default_device, dist_info, global_mean,
                                            on_rank0)

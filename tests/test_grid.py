@@ -75,7 +75,7 @@ def test_interrupted_run_with_other_settings_is_refused(tmp_path):
 
 def test_demo_closed_form_is_the_explorers(tmp_path):
     "make demo's closed-form KL is the explorer's mean rate for the same held-out examples, b*, eps and beta."
-    from inverse_surprisal.config import stored_config
+    from inverse_surprisal.config_files import stored_config
     from inverse_surprisal.explorer import explorer_state
     from inverse_surprisal.grid import QUICK, demo_table, weighting_demo
     recs = weighting_demo(tmp_path / 'demo', jobs=1, overrides=QUICK)
