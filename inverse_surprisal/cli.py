@@ -16,7 +16,7 @@ import torch
 import torch.distributed as dist
 import numpy as np
 
-from .cache import CacheError
+from .cache_file import CacheError
 from .checks import check_positive_number
 from .config import FAMILIES, RunConfig, from_dict, make_config, merge_overrides, parse_override
 from .config_files import load_config

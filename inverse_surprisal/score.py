@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .cache import (BaseSurprisalCache, StaleCacheError, _fingerprints, _flat_of,
-                                     build_cache, scoring_provenance)
+from .cache import BaseSurprisalCache, _fingerprints, _flat_of, build_cache, scoring_provenance
+from .cache_file import StaleCacheError
 from .checks import check_choice
 from .distributed import default_device, dist_info
 from .files import atomic_open, check_outside_runs, check_writable_folder, same_file

@@ -8,8 +8,9 @@ import torch
 from torch.utils.data import DataLoader, Subset
 
 from inverse_surprisal import files
-from inverse_surprisal.cache import (BaseSurprisalCache, CacheError, StaleCacheError, WithBaseSurprisal, build_cache,
-                                     example_fingerprint, score_dataset, scoring_provenance)
+from inverse_surprisal.cache import (BaseSurprisalCache, WithBaseSurprisal, build_cache, example_fingerprint,
+                                     score_dataset, scoring_provenance)
+from inverse_surprisal.cache_file import CacheError, StaleCacheError
 from inverse_surprisal.reference import FrozenBaseModel, score_batch
 
 transformers = pytest.importorskip('transformers')
@@ -190,7 +191,7 @@ def test_interrupted_write_leaves_old_file(built, monkeypatch):
 
 def test_killed_writer_leaves_no_cache(tmp_path):
     "A writer killed mid-write (SIGKILL) leaves only a temporary file that no reader opens."
-    code = ("import numpy as np, os, signal; from inverse_surprisal import cache as r, files\n"
+    code = ("import numpy as np, os, signal; from inverse_surprisal import cache_file as r, files\n"
             "def die(fd): os.kill(os.getpid(), signal.SIGKILL)\n"
             "files.os.fsync = die\n"
             f"r._write_cache_file(r.Path({str(tmp_path / 'b.iscache')!r}), {{'provenance': {{}}}}, {{'a': np.arange(1e6)}})\n")
