@@ -33,7 +33,7 @@ CONTINUOUS_ARM = 'copy-bn0.6-viewhead200' # the continuous family's settings: th
 CONTINUOUS_EPS = (1.0,) # the continuous family's example term
 
 DECODERS = ('fresh', 'copy') # the discrete family's decoder: a fresh one (the grid as first run) or the base's copy
-COPY_TERMS = ('plain', 'example') # the copy grid's terms: the seed's claim
+COPY_TERMS, COPY_EPS = ('plain', 'example'), (1.0,) # the copy grid's terms (the seed's claim) and eps
 
 def overrides(pairs_path, base_dir, quick=False, decoder: str='fresh') -> dict:
     """The probe's settings (16 codes, batch 32, 300 steps; make test's: 6), a quarter held out, evaluated every 100;
@@ -53,7 +53,7 @@ def grid_runs(family: str, seeds=(0, 1, 2), eps=None, decoder: str='fresh') -> l
     base's copy as the discrete decoder, the plain and the example term alone (default eps 1)."""
     if decoder not in DECODERS: raise ValueError(f"decoder must be one of {DECODERS}, got {decoder!r}")
     if decoder == 'copy' and family != 'discrete': raise ValueError("decoder='copy' is the discrete family's")
-    default = (0.1, 1.0, 10.0) if family == 'discrete' and decoder == 'fresh' else CONTINUOUS_EPS
+    default = COPY_EPS if decoder == 'copy' else (0.1, 1.0, 10.0) if family == 'discrete' else CONTINUOUS_EPS
     runs = real_text_grid(tuple(seeds), tuple(eps or default), family)
     return [r for r in runs if decoder == 'fresh' or r.recon in COPY_TERMS]
 
