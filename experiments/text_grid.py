@@ -61,11 +61,6 @@ def grid_folder(out, corpus: str, decoder: str='fresh') -> Path:
     "Where a corpus's grid lies under `out`: grid/CORPUS, or grid/CORPUS-copy for the discrete family on the base's copy."
     return Path(out) / 'grid' / (corpus if decoder == 'fresh' else f'{corpus}-copy')
 
-def base_folder(out, corpus: str, family: str, decoder: str='fresh') -> Path:
-    "The base the runs read: the probe's of 800 steps for the fresh discrete decoder, else the one at its plateau."
-    plateau = family == 'continuous' or decoder == 'copy'
-    return Path(out) / 'work' / corpus / ('base_plateau' if plateau else 'base')
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('corpus', choices=sorted(P.CORPORA))
@@ -80,8 +75,9 @@ def main(argv=None):
     a = ap.parse_args(argv)
     P.S, P.P = (d['quick' if a.quick else 'full'] for d in (P.SIZES, P.PLATEAU))
     if a.decoder == 'copy' and a.family != 'discrete': ap.error("--decoder copy is the discrete family's")
+    # the probe's base of 800 steps for the fresh discrete decoder, else the one at its plateau
     pairs_path, base_dir = P.prepare(a.corpus, Path(a.out) / 'work',
-                                     plateau=base_folder(a.out, a.corpus, a.family, a.decoder).name == 'base_plateau')
+                                     plateau=a.family == 'continuous' or a.decoder == 'copy')
     out, cats = grid_folder(a.out, a.corpus, a.decoder), Path(a.out) / 'grid' / f'{a.corpus}_categories.json'
     out.parent.mkdir(parents=True, exist_ok=True)
     if not cats.exists():        # each pair's category by its position in the data file
