@@ -111,7 +111,8 @@ def encode(run: OpenRun, # `load_run`'s
     own posterior q* with `eval_posterior='model'`), mean and log-variance (continuous)."""
     if pairs is not None and len(pairs) == 0:
         raise ValueError("pairs is empty: give at least one (x, y) pair, or None for the held-out split")
-    dev, parts, model = run.trainer.device, [], run.model.eval()
+    dev, parts = run.trainer.device, []
+    run.model.eval()
     for ids, ym, att, b, view in _batches(run, pairs, batch_size):
         att = None if att is None else att.to(dev)
         parts.append(_posterior_fields(run, ids.to(dev), ym.to(dev), att, b, view))
