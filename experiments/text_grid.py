@@ -1,17 +1,17 @@
 """The seed's question on real text (issues 47 and 63): every reconstruction term of a CVAE family at matched beta on
 the real-text probe's corpora (experiments/probe_real_text.py: WordNet glosses, Debian synopses; the same 8 000 pairs,
-300 steps), each on seeds 0-2.
+300 steps), each on seeds 0-2 (the copy grid on 0-4).
 - The discrete family (`--family discrete`, issue 47): the `text` preset with 16 codes and a fresh decoder on the
   probe's base of 800 steps; plain, the example-level term at eps 0.1, 1 and 10, the distribution- and token-level terms.
 - The continuous family (`--family continuous`, issue 63): the continuous probe's winner
-  (experiments/probe_continuous_text.py's `copy-bn0.6-viewhead200`, the `text-view` preset's continuous settings: q reads
-  y's sentence embedding, a head on z predicts it, BN-VAE's means, the base's copy with z in every block) on the base
-  trained to its held-out plateau, the base it was measured on; the same terms with the example term at eps 1 alone
-  (on both corpora every b is 30 nats or more, and the discrete grid's three eps weigh alike). Its code is k-means (16)
-  on the posterior means; it has no closed form.
+  (experiments/probe_continuous_text.py's `copy-bn0.6-viewhead200`, the `text-view` preset's continuous settings at 8
+  dimensions, where the preset takes 32 since: q reads y's sentence embedding, a head on z predicts it, BN-VAE's means,
+  the base's copy with z in every block) on the base trained to its held-out plateau, the base it was measured on; the
+  same terms with the example term at eps 1 alone (on both corpora every b is 30 nats or more, and the discrete grid's
+  three eps weigh alike). Its code is k-means (16) on the posterior means; it has no closed form.
 - The discrete family with the `text` preset's own decoder (`--decoder copy`, issue 64): the base's copy with z in
   every block, on the base trained to its held-out plateau, so that l0 starts at b and b - l is the CVAE against its
-  base, not a fresh decoder's drift; the plain term and the example term at eps 1 (the seed's claim), into
+  base, not a fresh decoder's drift; the plain term and the example term at eps 1 (the seed's claim), seeds 0-4, into
   experiments/real_text/grid/CORPUS-copy/.
 `inverse_surprisal.grid` runs it: each finished run's per-pair rows (b, l, l0, K, the discrete family's closed form K*
 under the seed's plain model, the weight, the code, the pair) and record are files in
@@ -29,11 +29,12 @@ from inverse_surprisal.grid import real_text_grid, run_grid
 from inverse_surprisal.run_dir import RunDirectoryError
 
 PRESET = 'text'
-CONTINUOUS_ARM = 'copy-bn0.6-viewhead200' # the continuous family's settings: the probe's winner
+CONTINUOUS_ARM = 'copy-bn0.6-viewhead200' # the continuous family's settings: the probe's winner at 8 dimensions
 CONTINUOUS_EPS = (1.0,) # the continuous family's example term
 
 DECODERS = ('fresh', 'copy') # the discrete family's decoder: a fresh one (the grid as first run) or the base's copy
 COPY_TERMS, COPY_EPS = ('plain', 'example'), (1.0,) # the copy grid's terms (the seed's claim) and eps
+COPY_SEEDS = (0, 1, 2, 3, 4) # its seeds: the claim's paired interval over five
 
 def overrides(pairs_path, base_dir, quick=False, decoder: str='fresh') -> dict:
     """The probe's settings (16 codes, batch 32, 300 steps; make test's: 6), a quarter held out, evaluated every 100;
@@ -48,12 +49,13 @@ def overrides(pairs_path, base_dir, quick=False, decoder: str='fresh') -> dict:
                           eval_fraction=P.EVAL_FRACTION),
                 continuous=PC.ARMS[CONTINUOUS_ARM])
 
-def grid_runs(family: str, seeds=(0, 1, 2), eps=None, decoder: str='fresh') -> list:
-    """The family's runs: every term on each seed, the example term at `eps` (default: the family's); with the
-    base's copy as the discrete decoder, the plain and the example term alone (default eps 1)."""
+def grid_runs(family: str, seeds=None, eps=None, decoder: str='fresh') -> list:
+    """The family's runs: every term on each seed (default 0-2), the example term at `eps` (default: the family's);
+    with the base's copy as the discrete decoder, the plain and the example term alone (default eps 1, seeds 0-4)."""
     if decoder not in DECODERS: raise ValueError(f"decoder must be one of {DECODERS}, got {decoder!r}")
     if decoder == 'copy' and family != 'discrete': raise ValueError("decoder='copy' is the discrete family's")
     default = COPY_EPS if decoder == 'copy' else (0.1, 1.0, 10.0) if family == 'discrete' else CONTINUOUS_EPS
+    seeds = seeds or (COPY_SEEDS if decoder == 'copy' else (0, 1, 2))
     runs = real_text_grid(tuple(seeds), tuple(eps or default), family)
     return [r for r in runs if decoder == 'fresh' or r.recon in COPY_TERMS]
 
@@ -65,7 +67,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('corpus', choices=sorted(P.CORPORA))
     ap.add_argument('--family', choices=('discrete', 'continuous'), default='discrete')
-    ap.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2])
+    ap.add_argument('--seeds', type=int, nargs='+', help='default: 0-2, and 0-4 with --decoder copy')
     ap.add_argument('--decoder', choices=DECODERS, default='fresh',
                     help="the discrete family's decoder: a fresh one, or the base's copy (grid/CORPUS-copy/)")
     ap.add_argument('--eps', type=float, nargs='+', help="the example term's eps values (default: the family's)")

@@ -74,6 +74,10 @@ def test_tiny_copy_grid(tmp_path, capsys):
         assert (cfg['model']['decoder_init'], cfg['model']['decoder_z']) == ('base_model', 'every')
         assert cfg['data']['base_model'].endswith('base_plateau') and cfg['model']['code_sizes'] == [16]
     assert text_grid.grid_folder(tmp_path, 'planted', 'copy') == res.parent
+    # its default seeds are 0-4 (the claim's paired interval over five), the other grids' 0-2
+    assert [(r.recon, r.seed) for r in text_grid.grid_runs('discrete', decoder='copy')] == [
+        (t, s) for s in range(5) for t in text_grid.COPY_TERMS]
+    for family in ('discrete', 'continuous'): assert {r.seed for r in text_grid.grid_runs(family)} == {0, 1, 2}
     assert text_grid.main(args) == []
     with pytest.raises(SystemExit):
         text_grid.main(args[:-4] + ['--family', 'continuous', '--decoder', 'copy'])
