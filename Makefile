@@ -106,6 +106,9 @@ text-grid: $(STAMP)
 	$(PY) experiments/text_grid.py wordnet --decoder copy --jobs 2
 	$(PY) experiments/text_grid.py debian --decoder copy --jobs 2
 
-# the seed's claim at matched rate: each term of the grid with beta searched to the plain run's KL (needs `make grid`)
+# the seed's claim at matched rate: each term of the grid with beta searched to the plain run's KL (needs `make grid`),
+# and the real-text copy grid's example term the same way (needs `make text-grid`)
 matched-rate: $(STAMP)
 	$(PY) experiments/matched_rate.py --jobs 2
+	$(PY) experiments/text_matched_rate.py wordnet --jobs 2
+	$(PY) experiments/text_matched_rate.py debian --jobs 2

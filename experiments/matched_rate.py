@@ -2,50 +2,28 @@
 the demo task, b = b*, the grid's own settings) with beta searched per seed until its held-out KL is within 2% of the
 plain run's of the same seed (`inverse_surprisal.fractional.matched_rate`), so that the fractional gain of every term is
 compared at the same rate. The first trial, beta 1, is the grid's own run: its record is taken from the grid's results
-(same settings, checked) rather than trained again. Trial records: experiments/grid/matched_rate/*.json (committed);
-runs: experiments/grid/matched_rate/runs/ (ignored). Resumable: a second start trains only the trials it lacks.
+(same settings, checked: `grid_trial`) rather than trained again. Trial records: experiments/grid/matched_rate/*.json
+(committed); runs: experiments/grid/matched_rate/runs/ (ignored). Resumable: a second start trains only the trials it lacks.
 Usage: python experiments/matched_rate.py [--families continuous discrete] [--seeds 0 1 2] [--jobs 2]
        python experiments/matched_rate.py --quick --out DIR   (make test's tiny version: not results)"""
-import argparse, json
+import argparse
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 import multiprocessing
 
 import torch
 
-from inverse_surprisal.config import merge_overrides
-from inverse_surprisal.config_files import config_diff, stored_config
-from inverse_surprisal.files import atomic_write_bytes
-from inverse_surprisal.fractional import NoMatchingBeta, gains, matched_rate
-from inverse_surprisal.grid import GRID_OVERRIDES, GRID_PRESET, QUICK, GridRun, grid_config, run_grid
-from inverse_surprisal.per_example import read_per_example
+from inverse_surprisal.fractional import NoMatchingBeta, grid_trial, matched_rate
+from inverse_surprisal.grid import GRID_OVERRIDES, GRID_PRESET, QUICK, GridRun, run_grid
 
 HERE = Path(__file__).resolve().parent
 TERMS = (('example', 1.0), ('example', 0.1), ('example', 10.0), ('distribution', None), ('token', None))
-
-def from_grid(grid: Path, out: Path, run: GridRun, overrides: dict) -> float:
-    """The grid's own run as the search's trial at beta 1 (its record written beside the trials, once); returns the
-    held-out KL of the seed's plain run, the target."""
-    plain = json.loads((grid / 'results' / f'{GridRun(run.family, "plain", None, run.base, run.seed).name}.json').read_text())
-    path, mine = out / f'{run.name}-beta1.json', grid / 'results' / f'{run.name}.json'
-    cfg = grid_config(run, GRID_PRESET, merge_overrides(overrides, dict(objective=dict(beta=1.0))))
-    if not path.exists():
-        rec = json.loads(mine.read_text())
-        if diff := config_diff(stored_config(rec['config']), cfg):
-            raise ValueError(f"{mine}: not the search's run at beta 1 ({'; '.join(diff)})")
-        per = read_per_example(grid / 'results' / f'{run.name}.csv')
-        out.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(path, (json.dumps(dict(name=path.stem, run=rec['run'], beta=1.0, kl=rec['metrics']['kl'],
-                                                  target=plain['metrics']['kl'], **gains(per['b'], per['l']),
-                                                  config=rec['config'], from_grid=mine.name), indent=1)
-                                  + '\n').encode())
-    return plain['metrics']['kl']
 
 def search(run: GridRun, grid: str, out: str, overrides: dict) -> dict:
     """One run's search on one torch thread (the same numbers in any process); None when it stopped short of the
     target (the KL jumps past it, or the runs ran out)."""
     torch.set_num_threads(1)
-    target = from_grid(Path(grid), Path(out), run, overrides)
+    target = grid_trial(grid, out, run, GRID_PRESET, overrides)
     try: found = matched_rate(out, run, target, GRID_PRESET, overrides)
     except NoMatchingBeta as e:      # no beta reached the target: its trials are kept, the other searches go on
         print(f"{run.name}: stopped: {e}", flush=True)

@@ -21,3 +21,22 @@ def test_tiny_matched_rate_search(tmp_path):
     before = {p: p.stat().st_mtime_ns for p in trials.rglob('*') if p.is_file()}
     (again,) = matched_rate.main(args)
     assert again['trials'] == found['trials'] and {p: p.stat().st_mtime_ns for p in trials.rglob('*') if p.is_file()} == before
+
+def test_tiny_text_matched_rate_search(tmp_path):
+    """The same search on the real-text copy grid (experiments/text_matched_rate.py) at make test's sizes, on the
+    planted corpus: the grid's example run is the trial at beta 1 with its held-out rows, every trial has its rows, the
+    match is within 2% of the plain run's KL, and a second start trains nothing."""
+    import text_matched_rate
+    args = ['planted', '--quick', '--out', str(tmp_path), '--seeds', '0', '--jobs', '1']
+    (found,) = text_matched_rate.main(args)
+    grid = tmp_path / 'grid' / 'planted-copy'
+    trials, name = grid / 'matched_rate', 'discrete-pretrained-example-eps1-seed0'
+    first = json.loads((trials / f'{name}-beta1.json').read_text())
+    assert first['from_grid'] == f'{name}.json' and found['trials'][0] == (1.0, first['kl'])
+    assert (trials / f'{name}-beta1.csv').read_bytes() == (grid / 'results' / f'{name}.csv').read_bytes()
+    assert sorted(p.stem for p in trials.glob('*.csv')) == sorted(p.stem for p in trials.glob('*.json'))
+    plain = json.loads((grid / 'results' / 'discrete-pretrained-plain-seed0.json').read_text())
+    assert abs(found['kl'] / plain['metrics']['kl'] - 1) <= 0.02
+    before = {p: p.stat().st_mtime_ns for p in trials.rglob('*') if p.is_file()}
+    (again,) = text_matched_rate.main(args)
+    assert again['trials'] == found['trials'] and {p: p.stat().st_mtime_ns for p in trials.rglob('*') if p.is_file()} == before

@@ -1,0 +1,56 @@
+"""The seed's claim at matched rate on real text (issue 64, item 1): the copy grid's example-term runs
+(experiments/text_grid.py --decoder copy: the discrete family with the text preset's own decoder, on the base at its
+plateau) with beta searched per seed until the held-out KL is within 2% of the plain run's of the same seed
+(`inverse_surprisal.fractional.matched_rate`). The grid's own run is the trial at beta 1 (`grid_trial`: taken, checked,
+not trained again). Each trial's record and held-out rows (b, l, l0, the code, the pair) go to
+experiments/real_text/grid/CORPUS-copy/matched_rate/ (committed), its run directory to matched_rate/runs/ (ignored).
+Resumable: a second start trains only the trials it lacks.
+Usage: python experiments/text_matched_rate.py CORPUS [--seeds 0 1 2 3 4] [--jobs 2]
+       python experiments/text_matched_rate.py planted --quick --out DIR --seeds 0 --jobs 1   (make test's: not results)"""
+import argparse
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import torch
+
+import probe_real_text as P
+import text_grid
+from inverse_surprisal.fractional import NoMatchingBeta, grid_trial, matched_rate
+from inverse_surprisal.grid import GridRun
+
+def search(run: GridRun, grid: str, overrides: dict) -> dict:
+    """One seed's search on one torch thread (the same numbers in any process); None when it stopped short of the
+    target (its trials are kept)."""
+    torch.set_num_threads(1)
+    out = Path(grid) / 'matched_rate'
+    target = grid_trial(grid, out, run, text_grid.PRESET, overrides, tables=True)
+    try: found = matched_rate(out, run, target, text_grid.PRESET, overrides, tables=True)
+    except NoMatchingBeta as e:
+        print(f"{run.name}: stopped: {e}", flush=True)
+        return None
+    print(f"{run.name}: beta {found['beta']:.4g} gives KL {found['kl']:.3f} against the plain run's {target:.3f} "
+          f"after {len(found['trials'])} runs; (b-l)/b {found['record']['fractional']:.4f}", flush=True)
+    return found
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('corpus', choices=sorted(P.CORPORA))
+    ap.add_argument('--seeds', type=int, nargs='+', default=list(text_grid.COPY_SEEDS))
+    ap.add_argument('--jobs', type=int, default=2, help='searches at once, one torch thread each')
+    ap.add_argument('--out', default=str(P.HERE), help="text_grid.py's: work/ and grid/CORPUS-copy/ lie here")
+    ap.add_argument('--quick', action='store_true', help="make test's sizes: the copy grid's runs, then their search")
+    a = ap.parse_args(argv)
+    seeds = [str(s) for s in a.seeds]
+    if a.quick:                  # the copy grid's own runs first, as text_grid.py --quick makes them
+        text_grid.main([a.corpus, '--quick', '--out', a.out, '--decoder', 'copy', '--jobs', '1', '--seeds', *seeds])
+    P.S, P.P = (d['quick' if a.quick else 'full'] for d in (P.SIZES, P.PLATEAU))
+    pairs_path, base_dir = P.prepare(a.corpus, Path(a.out) / 'work', plateau=True)
+    overrides = text_grid.overrides(pairs_path, base_dir, a.quick, 'copy')
+    grid = str(text_grid.grid_folder(a.out, a.corpus, 'copy'))
+    runs = [GridRun('discrete', 'example', e, 'pretrained', s) for s in a.seeds for e in text_grid.COPY_EPS]
+    if a.jobs == 1: return [search(r, grid, overrides) for r in runs]
+    with ProcessPoolExecutor(a.jobs, mp_context=multiprocessing.get_context('spawn')) as ex:
+        return list(ex.map(search, runs, [grid] * len(runs), [overrides] * len(runs)))
+
+if __name__ == '__main__': main()
