@@ -19,12 +19,13 @@ from inverse_surprisal.grid import GRID_OVERRIDES, GRID_PRESET, QUICK, GridRun, 
 HERE = Path(__file__).resolve().parent
 TERMS = (('example', 1.0), ('example', 0.1), ('example', 10.0), ('distribution', None), ('token', None))
 
-def search(run: GridRun, grid: str, out: str, overrides: dict) -> dict:
+def search(run: GridRun, grid: str, out: str, overrides: dict, preset=GRID_PRESET, tables: bool=False) -> dict:
     """One run's search on one torch thread (the same numbers in any process); None when it stopped short of the
-    target (the KL jumps past it, or the runs ran out)."""
+    target (the KL jumps past it, or the runs ran out). `preset`, `tables`: `matched_rate`'s (text_matched_rate.py's:
+    the text preset, each trial's held-out rows kept)."""
     torch.set_num_threads(1)
-    target = grid_trial(grid, out, run, GRID_PRESET, overrides)
-    try: found = matched_rate(out, run, target, GRID_PRESET, overrides)
+    target = grid_trial(grid, out, run, preset, overrides, tables)
+    try: found = matched_rate(out, run, target, preset, overrides, tables=tables)
     except NoMatchingBeta as e:      # no beta reached the target: its trials are kept, the other searches go on
         print(f"{run.name}: stopped: {e}", flush=True)
         return None

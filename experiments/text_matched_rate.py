@@ -12,26 +12,10 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import torch
-
+import matched_rate as M    # experiments/matched_rate.py: one seed's search
 import probe_real_text as P
 import text_grid
-from inverse_surprisal.fractional import NoMatchingBeta, grid_trial, matched_rate
 from inverse_surprisal.grid import GridRun
-
-def search(run: GridRun, grid: str, overrides: dict) -> dict:
-    """One seed's search on one torch thread (the same numbers in any process); None when it stopped short of the
-    target (its trials are kept)."""
-    torch.set_num_threads(1)
-    out = Path(grid) / 'matched_rate'
-    target = grid_trial(grid, out, run, text_grid.PRESET, overrides, tables=True)
-    try: found = matched_rate(out, run, target, text_grid.PRESET, overrides, tables=True)
-    except NoMatchingBeta as e:
-        print(f"{run.name}: stopped: {e}", flush=True)
-        return None
-    print(f"{run.name}: beta {found['beta']:.4g} gives KL {found['kl']:.3f} against the plain run's {target:.3f} "
-          f"after {len(found['trials'])} runs; (b-l)/b {found['record']['fractional']:.4f}", flush=True)
-    return found
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -47,10 +31,12 @@ def main(argv=None):
     P.S, P.P = (d['quick' if a.quick else 'full'] for d in (P.SIZES, P.PLATEAU))
     pairs_path, base_dir = P.prepare(a.corpus, Path(a.out) / 'work', plateau=True)
     overrides = text_grid.overrides(pairs_path, base_dir, a.quick, 'copy')
-    grid = str(text_grid.grid_folder(a.out, a.corpus, 'copy'))
+    grid = text_grid.grid_folder(a.out, a.corpus, 'copy')
     runs = [GridRun('discrete', 'example', e, 'pretrained', s) for s in a.seeds for e in text_grid.COPY_EPS]
-    if a.jobs == 1: return [search(r, grid, overrides) for r in runs]
+    # each seed's search with the text preset, keeping every trial's held-out rows
+    args = [runs] + [[x] * len(runs) for x in (str(grid), str(grid / 'matched_rate'), overrides, text_grid.PRESET, True)]
+    if a.jobs == 1: return [M.search(*x) for x in zip(*args)]
     with ProcessPoolExecutor(a.jobs, mp_context=multiprocessing.get_context('spawn')) as ex:
-        return list(ex.map(search, runs, [grid] * len(runs), [overrides] * len(runs)))
+        return list(ex.map(M.search, *args))
 
 if __name__ == '__main__': main()
