@@ -18,6 +18,7 @@ from .config import merge_overrides
 from .config_files import config_diff, stored_config, stored_form
 from .files import atomic_write_bytes
 from .grid import GridRun, grid_config
+from .run_dir import share_base
 from .per_example import own_data_results, per_example_results, read_per_example, write_per_example
 from .losses import code_length_reduction, fractional_gain
 from .train import Trainer
@@ -127,6 +128,8 @@ def matched_rate(out, # a folder: each trial's record, and runs/ (their run dire
                  max_evals: int=8, # runs at most
                  trainer: dict=None, # `Trainer`'s keyword arguments (default: no progress bars)
                  tables: bool=False, # also each trial's held-out rows, `out/<run name>-beta<beta>.csv`
+                 base_from=None, # a run directory whose learned base trained on the run's seed: each trial's
+                                 # (`share_base`), instead of training it again
                 ) -> dict: # `matched_rate_beta`'s, with `record`: the matching run's
     """`run` at the beta whose held-out KL is within `tol` of `target`; every trial's record (beta, held-out KL,
     fractional and absolute gains, settings) in `out/<run name>-beta<beta>.json`, read back on the next start. With
@@ -145,6 +148,7 @@ def matched_rate(out, # a folder: each trial's record, and runs/ (their run dire
                 raise ValueError(f"{path}: its per-example rows ({path.with_suffix('.csv').name}) are missing; "
                                  "delete it to run it again")
         else:
+            if base_from is not None: share_base(Path(base_from), out / 'runs' / name)
             tr = Trainer(cfg, out / 'runs' / name, **(trainer or dict(progress=False)))
             metrics = tr.fit(resume=(out / 'runs' / name / 'config.json').exists())
             per = own_data_results(tr) if run.base == 'pretrained' else per_example_results(tr)
@@ -165,10 +169,14 @@ def grid_trial(grid, # a grid's folder (`run_grid`'s): the run's and its plain r
                preset='demo', overrides: dict=None, # the grid's (`grid_config`'s)
                tables: bool=False, # `matched_rate`'s: the grid's per-example rows are copied beside the record
               ) -> float: # the target: the held-out KL of the seed's plain run in the grid
-    "The grid's run as the search's trial at beta 1 (its record written in `out`, once); returns the search's target."
+    """The grid's run as the search's trial at beta 1 (its record written in `out`, once); returns the search's target.
+    A learned-base run's target is the plain run on the oracle base where the grid has no learned one: the plain term
+    reads no b, so it is the same run (`experiment_grid`)."""
     grid, out = Path(grid), Path(out)
     res = lambda r, ext: grid / 'results' / f'{r.name}.{ext}'
     plain, mine = res(GridRun(run.family, 'plain', None, run.base, run.seed), 'json'), res(run, 'json')
+    if run.base == 'learned' and not plain.exists():
+        plain = res(GridRun(run.family, 'plain', None, 'oracle', run.seed), 'json')
     for p in (plain, mine, res(run, 'csv')):
         if not p.exists(): raise FileNotFoundError(f"{p}: the grid has not finished this run")
     target, path = json.loads(plain.read_text())['metrics']['kl'], out / f'{run.name}-beta1.json'
