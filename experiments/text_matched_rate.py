@@ -6,7 +6,7 @@ not trained again). Each trial's record and held-out rows (b, l, l0, the code, t
 experiments/real_text/grid/CORPUS-copy/matched_rate/ (committed), its run directory to matched_rate/runs/ (ignored).
 Resumable: a second start trains only the trials it lacks.
 Usage: python experiments/text_matched_rate.py CORPUS [--seeds 0 1 2 3 4] [--jobs 2]
-       python experiments/text_matched_rate.py planted --quick --out DIR --seeds 0 --jobs 1   (make test's: not results)"""
+       python experiments/text_matched_rate.py planted --quick --out DIR --seeds 0 --jobs 1   (make test's sizes)"""
 import argparse
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
@@ -34,7 +34,8 @@ def main(argv=None):
     grid = text_grid.grid_folder(a.out, a.corpus, 'copy')
     runs = [GridRun('discrete', 'example', e, 'pretrained', s) for s in a.seeds for e in text_grid.COPY_EPS]
     # each seed's search with the text preset, keeping every trial's held-out rows
-    args = [runs] + [[x] * len(runs) for x in (str(grid), str(grid / 'matched_rate'), overrides, text_grid.PRESET, True)]
+    shared = (str(grid), str(grid / 'matched_rate'), overrides, text_grid.PRESET, True)
+    args = [runs] + [[x] * len(runs) for x in shared]
     if a.jobs == 1: return [M.search(*x) for x in zip(*args)]
     with ProcessPoolExecutor(a.jobs, mp_context=multiprocessing.get_context('spawn')) as ex:
         return list(ex.map(M.search, *args))

@@ -39,4 +39,5 @@ def test_tiny_text_matched_rate_search(tmp_path):
     assert abs(found['kl'] / plain['metrics']['kl'] - 1) <= 0.02
     before = {p: p.stat().st_mtime_ns for p in trials.rglob('*') if p.is_file()}
     (again,) = text_matched_rate.main(args)
-    assert again['trials'] == found['trials'] and {p: p.stat().st_mtime_ns for p in trials.rglob('*') if p.is_file()} == before
+    assert again['trials'] == found['trials']
+    assert {p: p.stat().st_mtime_ns for p in trials.rglob('*') if p.is_file()} == before
