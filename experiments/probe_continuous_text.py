@@ -127,7 +127,7 @@ def main(argv=None):
                     help="the discrete probe's base: trained for 800 steps, or to its held-out plateau")
     a = ap.parse_args(argv)
     if bad := [x for x in a.arms.split(',') if x not in ARMS]: ap.error(f'unknown arms {bad}: choose from {list(ARMS)}')
-    P.S, P.P = (d['quick' if a.quick else 'full'] for d in (P.SIZES, P.PLATEAU))
+    P.use_sizes(a.quick)
     work, results, out_dir = Path(a.out) / 'work', Path(a.out) / 'results', Path(a.out) / 'continuous'
     results.mkdir(parents=True, exist_ok=True); out_dir.mkdir(parents=True, exist_ok=True)
     pairs_path, base_dir = P.prepare(a.corpus, work, plateau=a.base == 'plateau')

@@ -42,6 +42,11 @@ SIZES = dict(full=dict(n_pairs=8000, base_steps=800, eval_every=50),
 PLATEAU = dict(full=dict(held=800, every=200, patience=3, min_gain=0.1, most=8000),
                quick=dict(held=16, every=5, patience=2, min_gain=0.1, most=30))
 S, P = SIZES['full'], PLATEAU['full']
+
+def use_sizes(quick: bool):
+    "This process's sizes and plateau schedule (S, P): make test's with `quick`, else the full ones."
+    global S, P
+    S, P = (d['quick' if quick else 'full'] for d in (SIZES, PLATEAU))
 transformers.utils.logging.disable_progress_bar()
 
 # the arms compared side by side: the text preset with 16 codes plus these settings
@@ -324,7 +329,6 @@ def show(rec):
     for c, w in sorted(rec['words'].items(), key=lambda t: int(t[0])): print(f'    code {c}: {" ".join(w)}')
 
 def main(argv=None):
-    global S, P
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('corpus', choices=sorted(CORPORA))
     ap.add_argument('arms', help="arms, comma-separated; 'baselines': the classical clusterings alone (no base model)")
@@ -337,7 +341,7 @@ def main(argv=None):
                     help="the base model: trained for a fixed number of steps (800), or to its held-out plateau "
                          "(records named ..._plateau.json)")
     a = ap.parse_args(argv)
-    S, P = (d['quick' if a.quick else 'full'] for d in (SIZES, PLATEAU))
+    use_sizes(a.quick)
     work, results = Path(a.out) / 'work', Path(a.out) / 'results'
     results.mkdir(parents=True, exist_ok=True)
     arms = [] if a.arms == 'baselines' else a.arms.split(',')

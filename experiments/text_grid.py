@@ -75,7 +75,7 @@ def main(argv=None):
     ap.add_argument('--out', default=str(P.HERE), help='work/ (pairs, bases) and grid/CORPUS/ go here')
     ap.add_argument('--quick', action='store_true', help="make test's sizes: not results")
     a = ap.parse_args(argv)
-    P.S, P.P = (d['quick' if a.quick else 'full'] for d in (P.SIZES, P.PLATEAU))
+    P.use_sizes(a.quick)
     if a.decoder == 'copy' and a.family != 'discrete': ap.error("--decoder copy is the discrete family's")
     # the probe's base of 800 steps for the fresh discrete decoder, else the one at its plateau
     pairs_path, base_dir = P.prepare(a.corpus, Path(a.out) / 'work',

@@ -28,7 +28,7 @@ def main(argv=None):
     seeds = [str(s) for s in a.seeds]
     if a.quick:                  # the copy grid's own runs first, as text_grid.py --quick makes them
         text_grid.main([a.corpus, '--quick', '--out', a.out, '--decoder', 'copy', '--jobs', '1', '--seeds', *seeds])
-    P.S, P.P = (d['quick' if a.quick else 'full'] for d in (P.SIZES, P.PLATEAU))
+    P.use_sizes(a.quick)
     pairs_path, base_dir = P.prepare(a.corpus, Path(a.out) / 'work', plateau=True)
     overrides = text_grid.overrides(pairs_path, base_dir, a.quick, 'copy')
     grid = text_grid.grid_folder(a.out, a.corpus, 'copy')

@@ -170,13 +170,12 @@ def grid_trial(grid, # a grid's folder (`run_grid`'s): the run's and its plain r
                tables: bool=False, # `matched_rate`'s: the grid's per-example rows are copied beside the record
               ) -> float: # the target: the held-out KL of the seed's plain run in the grid
     """The grid's run as the search's trial at beta 1 (its record written in `out`, once); returns the search's target.
-    A learned-base run's target is the plain run on the oracle base where the grid has no learned one: the plain term
-    reads no b, so it is the same run (`experiment_grid`)."""
+    A learned-base run's target is the plain run on the oracle base: the plain term reads no b, so the grid runs it
+    once (`experiment_grid`)."""
     grid, out = Path(grid), Path(out)
     res = lambda r, ext: grid / 'results' / f'{r.name}.{ext}'
-    plain, mine = res(GridRun(run.family, 'plain', None, run.base, run.seed), 'json'), res(run, 'json')
-    if run.base == 'learned' and not plain.exists():
-        plain = res(GridRun(run.family, 'plain', None, 'oracle', run.seed), 'json')
+    plain_base = 'oracle' if run.base == 'learned' else run.base
+    plain, mine = res(GridRun(run.family, 'plain', None, plain_base, run.seed), 'json'), res(run, 'json')
     for p in (plain, mine, res(run, 'csv')):
         if not p.exists(): raise FileNotFoundError(f"{p}: the grid has not finished this run")
     target, path = json.loads(plain.read_text())['metrics']['kl'], out / f'{run.name}-beta1.json'
