@@ -94,11 +94,14 @@ def y_region_token_nll(logits: Tensor, # (bs,T,V) logits aligned with `targets`
         raise ValueError(f"targets must be in [0, {logits.shape[-1]}) on y tokens, got "
                          f"{tgt[bad][0].item()} at {pos}")
     dtype = torch.promote_types(logits.dtype, torch.float32)
-    nll = F.cross_entropy(logits[y_mask].to(dtype), tgt, reduction='none')
-    if not torch.isfinite(nll).all():
-        pos = y_mask.nonzero()[(~torch.isfinite(nll)).nonzero()[0, 0]].tolist()
+    # the logits read in place, every row (no copy of the y rows, and no gradient of a copy scattered back): a
+    # position outside y is ignored, which gives it 0
+    nll = F.cross_entropy(logits.to(dtype).reshape(-1, logits.shape[-1]),
+                          targets.masked_fill(~y_mask, -100).reshape(-1), reduction='none').view(targets.shape)
+    if not torch.isfinite(nll[y_mask]).all():
+        pos = y_mask.nonzero()[(~torch.isfinite(nll[y_mask])).nonzero()[0, 0]].tolist()
         raise ValueError(f"logits give a non-finite NLL at (example, position) {pos}")
-    return torch.zeros(targets.shape, dtype=dtype, device=logits.device).index_put((y_mask,), nll)
+    return nll
 
 # %% ../nbs/01_losses.ipynb #df7879a2
 def y_region_nll(logits: Tensor, # (bs,T,V) logits aligned with `targets`

@@ -366,8 +366,10 @@ def logits_y_nll(logits: Tensor, # (bs,T,V) a causal LM's logits: position t pre
                  y_mask: Tensor, # (bs,T) bool, True on the y tokens
                 ) -> tuple: # (recon_nll (bs,), token_nll (bs,T) zero outside y)
     "Per-example and per-token NLL of the y region from a causal LM's logits."
-    tok = y_region_token_nll(logits[:, :-1], input_ids[:, 1:], y_mask[:, 1:])
-    tok = torch.cat([tok.new_zeros(len(tok), 1), tok], 1)
+    # position t predicts token t + 1: the targets shifted left (the last position predicts nothing), the logits
+    # read whole, then each NLL moved to the token it is of
+    nxt, y_nxt = F.pad(input_ids[:, 1:], (0, 1)), F.pad(y_mask[:, 1:], (0, 1))
+    tok = F.pad(y_region_token_nll(logits, nxt, y_nxt)[:, :-1], (1, 0))
     return tok.sum(1), tok
 
 # %% ../nbs/05_nn.ipynb #a3e7a5e8

@@ -23,6 +23,7 @@ from .nn import (CVAEArchConfig, check_cvae_batch,
 from .objective import (CVAEOutput, ObjectiveConfig, aux_term, beta_at, cvae_objective,
                                          reconstruction_term)
 from .reference import eval_mode
+from .support import class_nll_on_support, posterior_support
 from .text import batch_rows
 from .views import ViewHead
 
@@ -51,6 +52,10 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
     # 0: each code's mean is learned by the optimiser; in (0,1): the running average of its examples' embeddings
     # under EM's posterior, decayed by this much a step (`ViewHead.update`; estimator='em')
     view_decay: float=0.0
+    # the mass of each example's posterior whose classes train without gradient: the decoder's gradient is taken on
+    # the smallest set holding 1 - support_delta of it (`posterior_support`), every class's value still computed;
+    # 0: every class's gradient, in one pass
+    support_delta: float=0.0
 
     def __post_init__(self):
         self.code_sizes = tuple(self.code_sizes)
@@ -74,6 +79,8 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
         if not isinstance(self.view_dim, int) or self.view_dim < 0 or not self.view_kappa > 0:
             raise ValueError(f"view_dim must be an int >= 0 and view_kappa > 0, got {self.view_dim!r} and "
                              f"{self.view_kappa!r}")
+        if not (isinstance(self.support_delta, (int, float)) and 0 <= self.support_delta < 1):
+            raise ValueError(f"support_delta must be in [0, 1), got {self.support_delta!r}")
         if not 0 <= self.view_decay < 1 or (self.view_decay and self.estimator != 'em'):
             raise ValueError(f"view_decay must be in [0, 1), and > 0 only with estimator='em' (its posterior moves "
                              f"the means), got {self.view_decay!r} with estimator={self.estimator!r}")
@@ -175,16 +182,29 @@ def joint_class(self: SharedDiscreteCVAE,
 @patch
 def _per_class(self: SharedDiscreteCVAE, input_ids, y_mask,
                y_view=None, # (bs,D) y's sentence embeddings, for a model with an embedding view
+               decoder_grad: bool=True, # False: the decoder's terms without gradient (the head's keep theirs)
               ):
     """Decoder and head NLL of every joint class (the context shared by the classes when z enters
     after it): (l(c) (bs,C), token NLL (bs,C,T), head NLL (bs,C)); the head's NLL counts the
     embedding view's too."""
     bs, C, pre = len(input_ids), self.cfg.n_joint, self.class_prefix()
-    l_c, tok_c = class_sequence_nll(self.decoder, input_ids, y_mask, pre)
+    with torch.set_grad_enabled(decoder_grad and torch.is_grad_enabled()):
+        l_c, tok_c = class_sequence_nll(self.decoder, input_ids, y_mask, pre)
     ids, ym = input_ids.repeat_interleave(C, 0), y_mask.repeat_interleave(C, 0)
     classes = torch.arange(C, device=ids.device).repeat(bs) if self.cfg.class_maps else None
     aux_c = self._head(pre.sum(1).repeat(bs, 1), ids, ym, classes).view(bs, C)
     return l_c, tok_c, aux_c + self._view(pre.sum(1), y_view, per_class=True)
+
+@patch
+def _on_support(self: SharedDiscreteCVAE, input_ids, y_mask,
+                per_class: tuple, # `_per_class`'s, its decoder terms without gradient
+                weights: Tensor, # (bs,C) what each class's terms are weighted by: EM's q*, or q
+               ) -> tuple: # (per_class, classes kept (bs,C) bool, left-out mass (bs,))
+    """`per_class` with the decoder's gradient on the support of `weights` (`class_nll_on_support`): the classes
+    holding 1 - `support_delta` of each example's mass."""
+    keep, left_out = posterior_support(weights, self.cfg.support_delta)
+    l_c, tok_c = class_nll_on_support(self.decoder, input_ids, y_mask, self.class_prefix(), keep, *per_class[:2])
+    return (l_c, tok_c, per_class[2]), keep, left_out
 
 @patch
 def class_prefix(self: SharedDiscreteCVAE) -> Tensor: # (C,M,d) the prefix of every joint class
@@ -287,7 +307,15 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
     exact = self.cfg.n_joint <= self.cfg.exact_max_classes if exact is None else exact
     if self.cfg.estimator == 'em' and not exact:
         raise ValueError("estimator='em' needs exact=True (or None)")
-    per_class = None
+    per_class, left_out = None, {}
+    # training with support_delta: every class's values without gradient, the decoder's gradient where the weights are
+    on_support = exact and self.cfg.support_delta > 0 and self.training and torch.is_grad_enabled()
+    def support(weights):
+        pc, keep, left_out['mass'] = self._on_support(input_ids, y_mask, per_class, weights)
+        left_out['size'] = keep.sum(1)
+        return pc
+    if on_support: per_class = self._per_class(input_ids, y_mask, y_view, decoder_grad=False)
+    if on_support and self.cfg.estimator == 'elbo': per_class = support(self.joint_log_prob(log_q).exp())
     if self.cfg.eval_posterior == 'model' and not self.training:     # q is EM's own q*
         per_class = self._per_class(input_ids, y_mask, y_view)
         log_q = [self._q_star(log_pc, per_class, y_mask, base_surprisal, base_token_surprisal, base_mean)]
@@ -305,9 +333,10 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
     if self.cfg.estimator == 'em':
         out.loss = self.em_loss(step, per_class, sample, log_pc, y_mask,
                                 base_surprisal, base_token_surprisal, base_mean,
-                                start_code, balanced, y_view)
+                                start_code, balanced, y_view, support if on_support else None)
     elif start_code is not None or balanced:
         raise ValueError("start_code and balanced are EM's: they need estimator='em'")
+    if left_out: out.extras.update(left_out_mass=left_out['mass'], support_size=left_out['size'])
     return out
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #95d14140
@@ -356,6 +385,8 @@ def em_loss(self: SharedDiscreteCVAE,
             start_code: Tensor=None, # (bs,) classes that stand for the posterior (a hard start)
             balanced: bool=False, # the posterior balanced over the batch (Sinkhorn-Knopp)
             y_view: Tensor=None, # (bs,D) y's sentence embeddings: averaged into the view's means (view_decay > 0)
+            # q* (bs,C) -> per_class with the decoder's gradient on q*'s support; per_class's decoder terms then carry none
+            support=None,
            ) -> Tensor: # () the EM surrogate, averaged over the batch
     """Decoder and head on the exact tempered posterior of the current model; prior and encoder
     fitted to it (and, training with `view_decay`, the view's means averaged under it)."""
@@ -367,6 +398,7 @@ def em_loss(self: SharedDiscreteCVAE,
                 else balanced_assignment(log_post) if balanced else torch.softmax(log_post, 1))
         if self.training and self.view_head is not None and self.view_head.decay:   # the means' M-step, in closed form
             self.view_head.update(post, y_view)
+    if support is not None: cost = self._em_cost(support(post), y_mask, base_surprisal, base_token_surprisal, base_mean)
     return (post * (cost - beta_at(cfg, step) * log_pc - log_qc)).sum(1).mean()
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #52fb64fe

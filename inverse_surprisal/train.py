@@ -252,6 +252,14 @@ def _batch(self: Trainer, data: dict, gen: torch.Generator, step: int) -> dict:
     if step < self.cfg.start.balance_steps: rows['balanced'] = True
     return rows
 
+def _left_out(o, n: int) -> dict:
+    """The posterior mass a step left out of the decoder's gradient (`support_delta`), the batch's mean and its largest
+    (this process's), and the classes a pair kept, on average."""
+    left = o.extras.get('left_out_mass')
+    if left is None: return {}
+    return dict(left_out_mass=global_mean(left.mean(), n), left_out_mass_max=left.max().item(),
+                support_size=global_mean(o.extras['support_size'].float().mean(), n))
+
 @patch
 def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: dict,
                gen: torch.Generator, base_mean: float, step: int, bar):
@@ -266,7 +274,7 @@ def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: 
         self.log.write(dict(phase='cvae', step=step, loss=global_mean(o.loss.detach(), n),
                             beta=o.beta,
                             kl=global_mean(o.kl.mean().detach(), n),
-                            recon_nll=global_mean(o.recon_nll.mean().detach(), n)))
+                            recon_nll=global_mean(o.recon_nll.mean().detach(), n), **_left_out(o, n)))
         bar.set_postfix(loss=f"{o.loss.item():.3f}", kl=f"{o.kl.mean().item():.3f}")
 
 @patch
