@@ -102,6 +102,16 @@ ARMS = {
     'mixture-every-frozen-model': dict(start=dict(codes='mixture', steps=100),
                                        model=dict(eval_posterior='model', decoder_init='base_model', decoder_z='every',
                                                   decoder_layers=0)),
+    # ... with the decoder's gradient on the classes holding 1 - 1e-3 of q* only (issue 79: every class's value
+    # computed without gradient, the support's with)
+    'mixture-every-model-support': dict(start=dict(codes='mixture', steps=100),
+                                        model=dict(eval_posterior='model', decoder_init='base_model',
+                                                   decoder_z='every', support_delta=1e-3)),
+    # ... and only the classes holding 1 - 1e-3 of the encoder's q run forward at all, q* normalised over them (the
+    # mass of q* they miss audited every eval_every steps)
+    'mixture-every-model-encoder': dict(start=dict(codes='mixture', steps=100),
+                                        model=dict(eval_posterior='model', decoder_init='base_model',
+                                                   decoder_z='every', support_delta=1e-3, encoder_delta=1e-3)),
     # ... with the embedding view of text-view: the code's categories from the view, its nats through the copy
     'view-avg-k200-every-model': dict(start=dict(codes='view_kmeans', steps=100),
                                       model=dict(eval_posterior='model', view_kappa=200.0, view_decay=0.98,

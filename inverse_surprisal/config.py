@@ -59,6 +59,9 @@ def check_model_choices(m, # a ModelConfig (or any object with the fields it rea
     if m.latent_maps and m.family != 'continuous':
         raise ValueError("latent_maps is the continuous family's (the discrete family's "
                          "counterpart is class_maps)")
+    if m.family != 'discrete' and (m.support_delta or m.encoder_delta):
+        raise ValueError("support_delta and encoder_delta are the discrete family's (its exact enumeration), got "
+                         f"{m.support_delta!r} and {m.encoder_delta!r} with family={m.family!r}")
     check_choice('decoder_init', m.decoder_init, ('random', 'base_embeddings', 'base_model'))
     if m.decoder_layers < -1 or not m.decoder_lr > 0:
         raise ValueError("decoder_layers must be an int >= -1 and decoder_lr > 0, got "

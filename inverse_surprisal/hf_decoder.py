@@ -127,10 +127,34 @@ def nll(self: PretrainedDecoder,
                         input_ids, y_mask)
 
 # %% ../nbs/05a_hf_decoder.ipynb #6013c3a5
-def _repeat_cache(cache, C: int):
-    "A key/value cache with each example repeated C times: a `Cache` object, or a tuple of tensors per layer."
-    if hasattr(cache, 'batch_repeat_interleave'): cache.batch_repeat_interleave(C); return cache
-    return tuple(tuple(t.repeat_interleave(C, 0) for t in layer) for layer in cache)
+def _select_cache(cache, i: Tensor):
+    "A key/value cache whose row n is example i[n]'s: a `Cache` object, or a tuple of tensors per layer."
+    if hasattr(cache, 'batch_select_indices'): cache.batch_select_indices(i); return cache
+    return tuple(tuple(t[i] for t in layer) for layer in cache)
+
+@patch
+def pair_nll(self: PretrainedDecoder,
+             input_ids: Tensor, # (bs,T) [x ; sep ; y], right-padded or not
+             y_mask: Tensor, # (bs,T) bool, True on y
+             z: Tensor, # (C,d) each class's latent (its prefix summed)
+             i: Tensor, # (N,) long, the example of each row
+             c: Tensor, # (N,) long, its class
+            ) -> tuple: # (recon_nll (N,), token_nll (N,T) zero outside y)
+    """The NLL of y of example i[n] under class c[n], row by row: the positions before the first separator run once
+    per example (each row reads its example's key/value cache), the rest once per row."""
+    T, zm = input_ids.shape[1], z_positions(y_mask)
+    s = int(zm.float().argmax(1).min())                     # the first position any z reaches
+    emb = self.lm.get_input_embeddings()(input_ids[:, :T - 1])
+    where = zm[i, s:T - 1]
+    ey = emb[i, s:] + where[..., None].to(emb.dtype) * self.z_proj(z)[c][:, None]
+    # the cache's argument and field: `cache` in transformers 5, `past_key_values` before
+    name = 'cache' if 'cache' in inspect.signature(self.lm.forward).parameters else 'past_key_values'
+    cache = None
+    if s: cache = _select_cache(getattr(self.lm(inputs_embeds=emb[:, :s], use_cache=True), name), i)
+    with self._z_in_blocks(where, z[c]):
+        logits = self.lm(inputs_embeds=ey, use_cache=False, **{name: cache}).logits
+    tok = F.pad(y_region_token_nll(logits, input_ids[i, s + 1:], y_mask[i, s + 1:]), (s + 1, 0))
+    return tok.sum(-1), tok
 
 @patch
 def class_nll(self: PretrainedDecoder,
@@ -138,20 +162,8 @@ def class_nll(self: PretrainedDecoder,
               y_mask: Tensor, # (bs,T) bool, True on y
               z: Tensor, # (C,d) each class's latent (its prefix summed)
              ) -> tuple: # (recon_nll (bs,C), token_nll (bs,C,T) zero outside y)
-    """Per-example, per-class NLL of y: the positions before the first separator run once (their
-    key/value cache expanded to the classes), the rest once per class."""
-    (bs, T), zm = input_ids.shape, z_positions(y_mask)
-    C, s = len(z), int(zm.float().argmax(1).min())          # the first position any z reaches
-    emb = self.lm.get_input_embeddings()(input_ids[:, :T - 1])
-    zs = zm[:, s:T - 1, None, None].to(emb.dtype) * self.z_proj(z)                 # (bs,t,C,E)
-    ey = (emb[:, s:, None] + zs).transpose(1, 2).reshape(bs * C, T - 1 - s, -1)
-    # the cache's argument and field: `cache` in transformers 5, `past_key_values` before
-    name = 'cache' if 'cache' in inspect.signature(self.lm.forward).parameters else 'past_key_values'
-    cache = None
-    if s:
-        cache = _repeat_cache(getattr(self.lm(inputs_embeds=emb[:, :s], use_cache=True), name), C)
-    with self._z_in_blocks(zm[:, s:T - 1].repeat_interleave(C, 0), z.repeat(bs, 1)):
-        logits = self.lm(inputs_embeds=ey, use_cache=False, **{name: cache}).logits
-    nxt, y_nxt = (t[:, s + 1:].repeat_interleave(C, 0) for t in (input_ids, y_mask))
-    tok = F.pad(y_region_token_nll(logits, nxt, y_nxt), (s + 1, 0)).view(bs, C, T)
-    return tok.sum(-1), tok
+    """Per-example, per-class NLL of y (`pair_nll` of every example under every class): the positions before the
+    first separator run once (their key/value cache read by every class), the rest once per class."""
+    (bs, T), C, at = input_ids.shape, len(z), dict(device=input_ids.device)
+    l, tok = self.pair_nll(input_ids, y_mask, z, torch.arange(bs, **at).repeat_interleave(C), torch.arange(C, **at).repeat(bs))
+    return l.view(bs, C), tok.view(bs, C, T)

@@ -23,7 +23,7 @@ from .nn import (CVAEArchConfig, check_cvae_batch,
 from .objective import (CVAEOutput, ObjectiveConfig, aux_term, beta_at, cvae_objective,
                                          reconstruction_term)
 from .reference import eval_mode
-from .support import class_nll_on_support, posterior_support
+from .support import class_nll_on_support, pair_class_nll, posterior_support
 from .text import batch_rows
 from .views import ViewHead
 
@@ -56,6 +56,9 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
     # the smallest set holding 1 - support_delta of it (`posterior_support`), every class's value still computed;
     # 0: every class's gradient, in one pass
     support_delta: float=0.0
+    # EM with one code, in training: only the classes holding 1 - encoder_delta of the encoder's q run forward, and q*
+    # is normalised over them (a class outside is taken to hold none of it); 0: every class runs forward
+    encoder_delta: float=0.0
 
     def __post_init__(self):
         self.code_sizes = tuple(self.code_sizes)
@@ -81,6 +84,11 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
                              f"{self.view_kappa!r}")
         if not (isinstance(self.support_delta, (int, float)) and 0 <= self.support_delta < 1):
             raise ValueError(f"support_delta must be in [0, 1), got {self.support_delta!r}")
+        if not (isinstance(self.encoder_delta, (int, float)) and 0 <= self.encoder_delta < 1):
+            raise ValueError(f"encoder_delta must be in [0, 1), got {self.encoder_delta!r}")
+        if self.encoder_delta and (self.estimator != 'em' or len(self.code_sizes) != 1):
+            raise ValueError("encoder_delta > 0 needs estimator='em' and one code, got "
+                             f"estimator={self.estimator!r} and code_sizes={self.code_sizes!r}")
         if not 0 <= self.view_decay < 1 or (self.view_decay and self.estimator != 'em'):
             raise ValueError(f"view_decay must be in [0, 1), and > 0 only with estimator='em' (its posterior moves "
                              f"the means), got {self.view_decay!r} with estimator={self.estimator!r}")
@@ -183,17 +191,27 @@ def joint_class(self: SharedDiscreteCVAE,
 def _per_class(self: SharedDiscreteCVAE, input_ids, y_mask,
                y_view=None, # (bs,D) y's sentence embeddings, for a model with an embedding view
                decoder_grad: bool=True, # False: the decoder's terms without gradient (the head's keep theirs)
+               candidates: Tensor=None, # (bs,C) bool: the decoder runs these classes only (0 elsewhere), without gradient
               ):
     """Decoder and head NLL of every joint class (the context shared by the classes when z enters
     after it): (l(c) (bs,C), token NLL (bs,C,T), head NLL (bs,C)); the head's NLL counts the
     embedding view's too."""
     bs, C, pre = len(input_ids), self.cfg.n_joint, self.class_prefix()
-    with torch.set_grad_enabled(decoder_grad and torch.is_grad_enabled()):
-        l_c, tok_c = class_sequence_nll(self.decoder, input_ids, y_mask, pre)
+    with torch.set_grad_enabled(decoder_grad and candidates is None and torch.is_grad_enabled()):
+        l_c, tok_c = (class_sequence_nll(self.decoder, input_ids, y_mask, pre) if candidates is None
+                      else self._candidate_nll(input_ids, y_mask, pre, candidates))
     ids, ym = input_ids.repeat_interleave(C, 0), y_mask.repeat_interleave(C, 0)
     classes = torch.arange(C, device=ids.device).repeat(bs) if self.cfg.class_maps else None
     aux_c = self._head(pre.sum(1).repeat(bs, 1), ids, ym, classes).view(bs, C)
     return l_c, tok_c, aux_c + self._view(pre.sum(1), y_view, per_class=True)
+
+@patch
+def _candidate_nll(self: SharedDiscreteCVAE, input_ids, y_mask, pre, candidates):
+    "The decoder's (l(c) (bs,C), token NLL (bs,C,T)) of the candidate classes, 0 at the others."
+    (bs, T), (i, c) = input_ids.shape, candidates.nonzero(as_tuple=True)
+    l_k, tok_k = pair_class_nll(self.decoder, input_ids, y_mask, pre, i, c)
+    return (l_k.new_zeros(bs, len(pre)).index_put((i, c), l_k),
+            tok_k.new_zeros(bs, len(pre), T).index_put((i, c), tok_k))
 
 @patch
 def _on_support(self: SharedDiscreteCVAE, input_ids, y_mask,
@@ -298,6 +316,8 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
             start_code: Tensor=None,
             balanced: bool=False, # EM: the exact posterior balanced over the batch (Sinkhorn)
             y_view: Tensor=None, # (bs,D) y's sentence embeddings: the embedding view's (view_dim > 0)
+            # training with encoder_delta: every class runs forward too, and `candidate_miss` is q*'s mass outside them
+            audit: bool=False,
            ) -> CVAEOutput:
     "Posterior per code, exact or Gumbel reconstruction, analytic KL per code, the objective."
     check_cvae_batch(self.cfg.vocab_size, self.cfg.seq_len, input_ids, base_surprisal,
@@ -309,31 +329,39 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
         raise ValueError("estimator='em' needs exact=True (or None)")
     per_class, left_out = None, {}
     # training with support_delta: every class's values without gradient, the decoder's gradient where the weights are
-    on_support = exact and self.cfg.support_delta > 0 and self.training and torch.is_grad_enabled()
+    on_support = (exact and (self.cfg.support_delta > 0 or self.cfg.encoder_delta > 0) and self.training
+                  and torch.is_grad_enabled())
     def support(weights):
         pc, keep, left_out['mass'] = self._on_support(input_ids, y_mask, per_class, weights)
         left_out['size'] = keep.sum(1)
         return pc
-    if on_support: per_class = self._per_class(input_ids, y_mask, y_view, decoder_grad=False)
+    cand = self._candidates(log_q, start_code) if on_support and self.cfg.encoder_delta > 0 and not balanced else None
+    if on_support: per_class = self._per_class(input_ids, y_mask, y_view, decoder_grad=False, candidates=cand)
     if on_support and self.cfg.estimator == 'elbo': per_class = support(self.joint_log_prob(log_q).exp())
     if self.cfg.eval_posterior == 'model' and not self.training:     # q is EM's own q*
         per_class = self._per_class(input_ids, y_mask, y_view)
         log_q = [self._q_star(log_pc, per_class, y_mask, base_surprisal, base_token_surprisal, base_mean)]
     kl_units = torch.stack([(lq.exp() * (lq - lp)).sum(1) for lq, lp in zip(log_q, log_p)], 1)
     if exact:                                   # the exact log q(c) stands in for a sample
-        l, tok, aux, per_class, sample = self._exact_reconstruction(input_ids, y_mask, log_q, per_class,
-                                                                    y_view)
+        # with candidates, l is q's average over them (renormalised); EM's encoder still fits the whole q
+        log_q_l = log_q if cand is None else [log_q[0].masked_fill(~cand, -math.inf).log_softmax(1)]
+        l, tok, aux, per_class, sample = self._exact_reconstruction(input_ids, y_mask, log_q_l, per_class, y_view)
+        if cand is not None: sample = self.joint_log_prob(log_q)
     else:
         l, tok, aux, sample = self._gumbel_reconstruction(input_ids, y_mask, log_q,
                                                           self.cfg.tau_at(step), y_view)
     out = cvae_objective(self.objective, step, l, tok, y_mask, kl_units, base_surprisal,
                          base_token_surprisal, base_mean, aux,
                          extras=dict(log_q=log_q, log_p=log_p, exact=exact, sample=sample))
-    if exact: out.extras['marginal_nll'] = prior_marginal_nll(log_pc, per_class[0]).detach()
+    if exact and cand is None: out.extras['marginal_nll'] = prior_marginal_nll(log_pc, per_class[0]).detach()
+    if cand is not None: out.extras['forward_classes'] = cand.sum(1)
+    if audit and cand is not None: out.extras['candidate_miss'] = self._miss(input_ids, y_mask, y_view, log_pc, cand,
+                                                                           base_surprisal, base_token_surprisal,
+                                                                           base_mean)
     if self.cfg.estimator == 'em':
         out.loss = self.em_loss(step, per_class, sample, log_pc, y_mask,
                                 base_surprisal, base_token_surprisal, base_mean,
-                                start_code, balanced, y_view, support if on_support else None)
+                                start_code, balanced, y_view, support if on_support else None, cand)
     elif start_code is not None or balanced:
         raise ValueError("start_code and balanced are EM's: they need estimator='em'")
     if left_out: out.extras.update(left_out_mass=left_out['mass'], support_size=left_out['size'])
@@ -387,6 +415,7 @@ def em_loss(self: SharedDiscreteCVAE,
             y_view: Tensor=None, # (bs,D) y's sentence embeddings: averaged into the view's means (view_decay > 0)
             # q* (bs,C) -> per_class with the decoder's gradient on q*'s support; per_class's decoder terms then carry none
             support=None,
+            candidates: Tensor=None, # (bs,C) bool, the classes that ran forward: q* is normalised over them
            ) -> Tensor: # () the EM surrogate, averaged over the batch
     """Decoder and head on the exact tempered posterior of the current model; prior and encoder
     fitted to it (and, training with `view_decay`, the view's means averaged under it)."""
@@ -394,12 +423,29 @@ def em_loss(self: SharedDiscreteCVAE,
     cost = self._em_cost(per_class, y_mask, base_surprisal, base_token_surprisal, base_mean)
     with torch.no_grad():
         log_post = log_pc - cost / cfg.beta
+        if candidates is not None: log_post = log_post.masked_fill(~candidates, -math.inf)
         post = (F.one_hot(start_code.long(), C).to(cost.dtype) if start_code is not None
                 else balanced_assignment(log_post) if balanced else torch.softmax(log_post, 1))
         if self.training and self.view_head is not None and self.view_head.decay:   # the means' M-step, in closed form
             self.view_head.update(post, y_view)
     if support is not None: cost = self._em_cost(support(post), y_mask, base_surprisal, base_token_surprisal, base_mean)
     return (post * (cost - beta_at(cfg, step) * log_pc - log_qc)).sum(1).mean()
+
+@patch
+def _candidates(self: SharedDiscreteCVAE,
+                log_q: list, # the encoder's [log q (bs,C)] (one code)
+                start_code: Tensor=None, # (bs,) a start's classes, always among them
+               ) -> Tensor: # (bs,C) bool
+    "The classes that run forward under `encoder_delta`: those holding 1 - encoder_delta of the encoder's q."
+    cand = posterior_support(log_q[0].exp(), self.cfg.encoder_delta)[0]
+    return cand if start_code is None else cand | F.one_hot(start_code.long(), cand.shape[1]).bool()
+
+@patch
+@torch.no_grad()
+def _miss(self: SharedDiscreteCVAE, input_ids, y_mask, y_view, log_pc, candidates, *costs) -> Tensor: # (bs,)
+    "q*'s mass outside the candidates, from every class run forward (`costs`: `_em_cost`'s after y_mask)."
+    q_star = self._q_star(log_pc, self._per_class(input_ids, y_mask, y_view), y_mask, *costs).exp()
+    return (q_star * ~candidates).sum(1)
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #52fb64fe
 @patch

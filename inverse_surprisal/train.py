@@ -257,8 +257,14 @@ def _left_out(o, n: int) -> dict:
     (this process's), and the classes a pair kept, on average."""
     left = o.extras.get('left_out_mass')
     if left is None: return {}
-    return dict(left_out_mass=global_mean(left.mean(), n), left_out_mass_max=left.max().item(),
-                support_size=global_mean(o.extras['support_size'].float().mean(), n))
+    out = dict(left_out_mass=global_mean(left.mean(), n), left_out_mass_max=left.max().item(),
+               support_size=global_mean(o.extras['support_size'].float().mean(), n))
+    # `encoder_delta`: the classes that ran forward, and (audited on a log step) q*'s mass they missed
+    if 'forward_classes' in o.extras: out['forward_classes'] = global_mean(o.extras['forward_classes'].float().mean(), n)
+    if 'candidate_miss' in o.extras:
+        out |= dict(candidate_miss=global_mean(o.extras['candidate_miss'].mean(), n),
+                    candidate_miss_max=o.extras['candidate_miss'].max().item())
+    return out
 
 @patch
 def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: dict,
@@ -266,6 +272,8 @@ def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: 
     """One optimiser step on a batch that `gen` draws from `data`; a log line every `log_every`
     steps."""
     rows = self._batch(data, gen, step)
+    if step % self.cfg.log_every == 0 and self.cfg.model.encoder_delta:   # what the candidates missed, on log steps
+        rows['audit'] = True
     with autocast(self.cfg, self.device): o = ddp(**rows, base_mean=base_mean, step=step)
     _set_lr(opt, cvae_lr_factor(self.cfg, step))
     opt.zero_grad(); o.loss.backward(); opt.step(); bar.update()
