@@ -373,6 +373,10 @@ class OwnData:
                     b: dict, # the run's b, as `Trainer.base_surprisals` gives it
                    ) -> dict:
         """The held-out figures pair by pair, (n,) each, named as `TaskData.per_example` names
-        them: `b`, `l`, `K`, `weight` and `l0`."""
-        (l, kl, w, _, l0), _ = self.held_out(model, b['eval'], b['base_mean'], self.cfg.steps)
-        return dict(b=b['eval'][0], l=l, K=kl, weight=w, l0=l0)
+        them: `b`, `l`, `K`, `weight`, `l0` and (discrete) `code`, from one pass over the pairs."""
+        outs = []
+        (l, kl, w, _, l0), _ = self.held_out(model, b['eval'], b['base_mean'], self.cfg.steps, outs)
+        res = dict(b=b['eval'][0], l=l, K=kl, weight=w, l0=l0)
+        if isinstance(model, SharedDiscreteCVAE):      # the most probable code of q (EM's q* off training, where used)
+            res['code'] = torch.cat([model.joint_log_prob(o.extras['log_q']).argmax(1).cpu() for o in outs])
+        return res

@@ -156,7 +156,7 @@ def _text_columns(run: OpenRun) -> dict:
 # %% ../nbs/09e_runs.ipynb #b12cc416
 def export_columns(run: OpenRun) -> dict:
     "The held-out pairs' table: `EXPORT_COLUMNS`, those the run's data and family have."
-    pe, enc = run.trainer.per_example(), encode(run)
+    pe = run.trainer.per_example()           # one pass over the held-out pairs, the discrete code with it
     b, l = pe['b'].double(), pe['l'].double()
     cols = dict(_text_columns(run), b=b, l=l, K=pe['K'], weight=pe['weight'],
                 fractional_gain=fractional_gain(l, b))
@@ -166,8 +166,8 @@ def export_columns(run: OpenRun) -> dict:
     if 'b_star' in pe:
         cols.update(b_star=pe['b_star'], information=pe['information'],
                     true_class=pe['true_class'])
-    if 'code' in enc: cols['code'] = enc['code']
-    else: cols['latent_mean'] = enc['mean'].tolist()
+    if 'code' in pe: cols['code'] = pe['code']
+    else: cols['latent_mean'] = encode(run)['mean'].tolist()
     return {k: v.numpy() if torch.is_tensor(v) else v for k, v in cols.items()}
 
 # %% ../nbs/09e_runs.ipynb #c29cc602

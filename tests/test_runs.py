@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from runs import BIN, run
+from runs import BIN, records, run
 from inverse_surprisal.config import make_config, merge_overrides
 from inverse_surprisal.runs import EXPORT_COLUMNS, encode, load_run
 from inverse_surprisal.text import read_pairs
@@ -78,6 +78,8 @@ def test_export_columns_and_units(trained, tmp_path):
     np.testing.assert_allclose(rows['decoder_vs_base'], b - l0, rtol=1e-9)
     for k in ('code_contribution', 'decoder_vs_base'): np.testing.assert_allclose(np.mean(rows[k]), final[k], atol=1e-4)
     if family == 'continuous': assert len(rows['latent_mean'][0]) == tr.cfg.model.latent_dim
+    # the code from the same pass as l and K (per_example): the one `encode` gives the held-out pairs
+    else: np.testing.assert_array_equal(rows['code'], encode(load_run(out, device='cpu'))['code'].numpy())
     # the same table as JSONL; an existing --out is refused in one line
     res = run(BIN / 'inverse-surprisal', 'export', out, '--out', tmp_path / 'held.parquet', check=False)
     assert res.returncode == 2 and 'exists: pass --overwrite' in res.stderr and 'Traceback' not in res.stderr
@@ -152,3 +154,19 @@ def test_encode_refuses_a_pair_longer_than_the_cvae_reads(trained):
     assert opened.model.cfg.seq_len < 15
     with pytest.raises(ValueError, match='longer than'):
         encode(opened, [('', y)])
+
+def test_support_and_candidates_in_a_text_run(saved, tmp_path):
+    """model.support_delta and model.encoder_delta through the trainer: every step's log names the mass left out of the
+    gradient (within delta), the classes kept and run forward, and on its log steps q*'s mass the candidates missed."""
+    cfg = make_config('text', merge_overrides(OWN, dict(
+        steps=6, log_every=2, start=dict(steps=2),
+        model=dict(family='discrete', code_sizes=(5,), support_delta=0.05, encoder_delta=0.05),
+        data=dict(path=str(saved / 'pairs.jsonl'), base_model=str(saved / 'base')))))
+    Trainer(cfg, tmp_path / 'run', progress=False, device='cpu').fit()
+    steps = [r for r in records(tmp_path / 'run') if r['phase'] == 'cvae']
+    assert [r['step'] for r in steps] == [0, 2, 4]
+    for r in steps:
+        assert 0 <= r['left_out_mass'] <= r['left_out_mass_max'] <= 0.05
+        assert 1 <= r['support_size'] <= r['forward_classes'] <= 5 and 0 <= r['candidate_miss'] <= 1
+    # the start's classes stand for q* in its first steps: one class each, nothing left out
+    assert steps[0]['support_size'] == 1 and steps[0]['left_out_mass'] == 0
