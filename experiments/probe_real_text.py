@@ -289,6 +289,21 @@ def arm_config(arm: dict, seed: int, steps: int, pairs_path, base_dir):
                                 'data': dict(arm.get('data', {}), path=str(pairs_path), base_model=str(base_dir),
                                              too_long='drop', eval_fraction=EVAL_FRACTION)})
 
+STEP_FIGURES = ('support_size', 'left_out_mass', 'forward_classes', 'candidate_miss')
+
+def step_figures(run: Path, start: int) -> dict:
+    """The training log's figures of the decoder's support (issue 79) after the start's steps: each one's mean over the
+    logged steps and its largest (the left-out mass and the candidates' miss at their batch maxima); {} without them."""
+    lines = [r for r in map(json.loads, (run / 'metrics.jsonl').read_text().splitlines())
+             if r['phase'] == 'cvae' and r['step'] >= start]
+    out = {}
+    for k in STEP_FIGURES:
+        vals = [r[k] for r in lines if k in r]
+        if vals: out[k] = round(sum(vals) / len(vals), 6)
+        tops = [r.get(k + '_max', r.get(k)) for r in lines if k in r]
+        if vals: out[k + '_max'] = round(max(tops), 6)
+    return out
+
 def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, results, tag: str=''):
     "One arm on one seed: train, then judge its held-out codes; the record is written once and reused."
     out = results / f'{corpus}_{arm}_s{seed}_{steps}{tag}.json'
@@ -297,6 +312,9 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, resu
         rec = json.loads(out.read_text())
         diff = config_diff(stored_config(rec['config']), cfg)
         if diff: raise SystemExit(f'{out}: its settings differ from the arm today ({diff}): remove it to rerun')
+        run = work_dir / corpus / 'runs' / f'{arm}_s{seed}_{steps}{tag}'
+        if 'steps_log' not in rec and (run / 'metrics.jsonl').exists():    # a record from before it kept them
+            rec['steps_log'] = step_figures(run, cfg.start.steps); out.write_text(json.dumps(rec, indent=1))
         if 'model_posterior' in rec: return rec
         earlier = rec          # a record from before q* was judged: its run is opened again
     else: earlier = None
@@ -323,7 +341,7 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, resu
     rec = dict(corpus=corpus, arm=arm, seed=seed, steps=steps,
                wall_seconds=earlier['wall_seconds'] if earlier else round(wall, 1),
                kl=final['kl'], code_contribution=final['code_contribution'],
-               decoder_vs_base=final['decoder_vs_base'], curve=curve,
+               decoder_vs_base=final['decoder_vs_base'], curve=curve, steps_log=step_figures(run, cfg.start.steps),
                code=judged(code, held), exact_posterior=judged(torch.cat(exact).cpu(), held),
                model_posterior=judged(torch.cat(star).cpu(), held),
                words={int(c): w for c, w in characteristic_words(counts, code, words, 6).items()},
