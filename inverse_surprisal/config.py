@@ -59,6 +59,9 @@ def check_model_choices(m, # a ModelConfig (or any object with the fields it rea
     if m.latent_maps and m.family != 'continuous':
         raise ValueError("latent_maps is the continuous family's (the discrete family's "
                          "counterpart is class_maps)")
+    if not isinstance(m.decoder_z_layers, int) or m.decoder_z_layers < 0 or (m.decoder_z_layers and m.decoder_z != 'every'):
+        raise ValueError("decoder_z_layers says how many of the copy's top blocks z enters: an int >= 0, and > 0 only "
+                         f"with decoder_z='every', got {m.decoder_z_layers!r} with decoder_z={m.decoder_z!r}")
     if m.family != 'discrete' and (m.support_delta or m.encoder_delta):
         raise ValueError("support_delta and encoder_delta are the discrete family's (its exact enumeration), got "
                          f"{m.support_delta!r} and {m.encoder_delta!r} with family={m.family!r}")
@@ -115,6 +118,8 @@ ModelConfig = dataclasses.make_dataclass('ModelConfig', [
     ('decoder_lr', float, field(default=1e-4)),
     # 'base_model': where z enters the copy: 'input' (its embeddings) | 'every' (every block's input too)
     ('decoder_z', str, field(default='input')),
+    # 'every': z enters the copy's top N blocks only (the blocks below run once per pair, not once per code); 0: all
+    ('decoder_z_layers', int, field(default=0)),
     *family_fields()], namespace=dict(__post_init__=_check_model, __module__=__name__,
     __doc__="The CVAE family and its architecture (the families' fields, declared there), and where the decoder starts on own data."))
 
@@ -265,7 +270,8 @@ def check_run_model(cfg, # a RunConfig
     shape (any shape on own data), and the discrete family's rules for the objective."""
     # where the decoder starts is read from the pretrained base model
     if not cfg.data.path:
-        check_own_data_only(cfg.model, ('decoder_init', 'decoder_layers', 'decoder_lr', 'decoder_z'), 'model.')
+        check_own_data_only(cfg.model, ('decoder_init', 'decoder_layers', 'decoder_lr', 'decoder_z',
+                                        'decoder_z_layers'), 'model.')
     if (cfg.model.family == 'discrete' and cfg.split.every
         and (len(cfg.model.code_sizes) != 1 or not cfg.model.class_maps)):
         raise ValueError("split.every > 0 needs one code (model.code_sizes=[C]) and "

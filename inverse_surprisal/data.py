@@ -196,6 +196,7 @@ def check_decoder_init(decoder_init: str, # model.decoder_init: 'random' | 'base
                        decoder_layers: int, # model.decoder_layers: the copy's top blocks that train (-1: all)
                        d_model: int, # the CVAE's width
                        base: nn.Module, # the pretrained base model
+                       decoder_z_layers: int=0, # model.decoder_z_layers: the copy's top blocks z enters (0: all)
                       ) -> None:
     "Refuse a decoder the base model cannot give: the trainer calls it before any pair is scored."
     width = base.get_input_embeddings().weight.shape[1]
@@ -204,6 +205,9 @@ def check_decoder_init(decoder_init: str, # model.decoder_init: 'random' | 'base
                          f"model's width {width}, got {d_model}")
     if decoder_init == 'base_model' and decoder_layers > len(transformer_blocks(base)):
         raise ValueError(f"model.decoder_layers={decoder_layers}, but the base model has "
+                         f"{len(transformer_blocks(base))} blocks")
+    if decoder_init == 'base_model' and decoder_z_layers > len(transformer_blocks(base)):
+        raise ValueError(f"model.decoder_z_layers={decoder_z_layers}, but the base model has "
                          f"{len(transformer_blocks(base))} blocks")
 
 def init_decoder_from_base(decoder: CausalTransformer, # the CVAE's decoder
@@ -251,7 +255,7 @@ class OwnData:
         self.dropped, self.pad_id = data.dropped, data.pad_id
         check_vocabulary(self.base.model, data.pad_id, len(self.tokenizer))
         m = cfg.model
-        check_decoder_init(m.decoder_init, m.decoder_layers, m.d_model, self.base.model)
+        check_decoder_init(m.decoder_init, m.decoder_layers, m.d_model, self.base.model, m.decoder_z_layers)
         if data.dropped and self.rank == 0:
             print(f"{len(data.dropped)} pairs longer than the base model reads were left out "
                   "(too_long='drop')", file=sys.stderr)
@@ -287,7 +291,7 @@ class OwnData:
         m = self.cfg.model
         if m.decoder_init == 'base_embeddings': init_decoder_from_base(model.decoder, self.base.model)
         if m.decoder_init == 'base_model':
-            model.decoder = PretrainedDecoder(self.base.model, m.d_model, m.decoder_layers, m.decoder_z)
+            model.decoder = PretrainedDecoder(self.base.model, m.d_model, m.decoder_layers, m.decoder_z, m.decoder_z_layers)
         return model
 
     def optimizer(self, model: nn.Module) -> torch.optim.Optimizer:

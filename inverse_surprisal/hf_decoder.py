@@ -6,6 +6,7 @@
 __all__ = ['Z_LAYERS', 'transformer_blocks', 'PretrainedDecoder']
 
 # %% ../nbs/05a_hf_decoder.ipynb #02571e2d
+import contextlib
 import copy
 import inspect
 from contextlib import contextmanager
@@ -32,13 +33,15 @@ Z_LAYERS = ('input', 'every') # where z enters the copy: its input embeddings, o
 class PretrainedDecoder(nn.Module):
     """A trainable copy of a pretrained causal LM; the CVAE's prefix enters through a
     zero-initialised projection added to the embeddings of the separator and y positions (and,
-    with `z_layers='every'`, through one more added to the input of every later block)."""
+    with `z_layers='every'`, through one more added to the input of every later block; with `z_top`, to the inputs
+    of the top `z_top` blocks only)."""
     z_entry = 'y' # z enters at the separator and y: the classes share the context (`class_nll`)
     def __init__(self,
                  lm: nn.Module, # a causal LM with `get_input_embeddings` and `inputs_embeds`
                  z_dim: int, # width of the prefix the CVAE passes (its d_model)
                  train_layers: int=-1, # -1: every parameter trains; k >= 0: the top k blocks
                  z_layers: str='input', # 'input': z enters the embeddings; 'every': every block's input too
+                 z_top: int=0, # z_layers='every': z enters the top z_top blocks only (0: every block)
                 ):
         super().__init__()
         if not isinstance(train_layers, int) or train_layers < -1:
@@ -47,23 +50,30 @@ class PretrainedDecoder(nn.Module):
             raise ValueError(f"z_layers must be one of {Z_LAYERS}, got {z_layers!r}")
         self.lm = copy.deepcopy(lm)
         width, blocks = lm.get_input_embeddings().embedding_dim, transformer_blocks(self.lm)
+        if not isinstance(z_top, int) or not 0 <= z_top <= len(blocks) or (z_top and z_layers != 'every'):
+            raise ValueError(f"z_top must be an int in [0, {len(blocks)}] (the model's blocks), and > 0 only with "
+                             f"z_layers='every', got {z_top!r} with z_layers={z_layers!r}")
+        # the first block z enters: z_proj at its input (at the embeddings for block 0), each later one its own entry
+        self.z_first = len(blocks) - z_top if z_top else 0
         self.z_proj = nn.Linear(z_dim, width)
-        # block l >= 1's own entry (block 0 reads the embeddings, where z_proj enters)
-        self.z_blocks = nn.ModuleList(nn.Linear(z_dim, width) for _ in blocks[1:]) if z_layers == 'every' else None
-        for p in self.z_proj.parameters(): nn.init.zeros_(p)
-        for l, block in enumerate(blocks[1:] if self.z_blocks is not None else []):
-            for p in self.z_blocks[l].parameters(): nn.init.zeros_(p)
-            block.register_forward_pre_hook(partial(_add_z, self, l), with_kwargs=True)
-        self._z = None                      # (where (N,t,1), each block's entry (N,1,E)) during a pass
+        self.z_blocks = (nn.ModuleList(nn.Linear(z_dim, width) for _ in blocks[self.z_first + 1:])
+                         if z_layers == 'every' else None)
+        for p in [*self.z_proj.parameters(), *(self.z_blocks.parameters() if self.z_blocks else [])]: nn.init.zeros_(p)
+        for j in range(max(self.z_first, 1), len(blocks)) if self.z_blocks is not None else []:
+            blocks[j].register_forward_pre_hook(partial(_add_z, self, j), with_kwargs=True)
+        # during a pass: (where (N,t,1), {block: its entry (N,1,E)}, the first block's input computed before or None)
+        self._z = None
         self._set_trainable(train_layers)
         self.train()
 
-def _add_z(dec: PretrainedDecoder, l: int, block: nn.Module, args: tuple, kwargs: dict):
-    "Forward pre-hook of block l + 1: its entry of z added to the hidden states it reads, where z enters."
+def _add_z(dec: PretrainedDecoder, j: int, block: nn.Module, args: tuple, kwargs: dict):
+    """Forward pre-hook of block j: its entry of z added to the hidden states it reads, where z enters (the first block
+    reads the lower blocks' output computed once for the pass's rows, when given)."""
     if dec._z is None: return None
-    where, entries = dec._z
+    where, entries, below = dec._z
     h = args[0] if args else kwargs['hidden_states']
-    h = h + (where * entries[l]).to(h.dtype)            # in the stream's own dtype (autocast)
+    if j == dec.z_first and below is not None: h = below
+    h = h + (where * entries[j]).to(h.dtype)            # in the stream's own dtype (autocast)
     return ((h,) + args[1:], kwargs) if args else (args, dict(kwargs, hidden_states=h))
 
 # %% ../nbs/05a_hf_decoder.ipynb #486c29bf
@@ -90,10 +100,14 @@ def train(self: PretrainedDecoder, mode: bool=True):
 def _z_in_blocks(self: PretrainedDecoder,
                  where: Tensor, # (N,t) bool, the positions z enters in this pass
                  z: Tensor, # (N,d) each row's latent
+                 below: Tensor=None, # (N,t,E) the first block's input, from `_lower` (its blocks then skipped)
                 ):
-    "While the copy runs: every later block's entry of z, added where z enters (`z_layers='every'`)."
+    "While the copy runs: the blocks' entries of z, added where z enters (`z_layers='every'`)."
     if self.z_blocks is None: yield; return
-    self._z = (where[..., None].to(z.dtype), [p(z)[:, None] for p in self.z_blocks])
+    lins = ([self.z_proj] if self.z_first else []) + list(self.z_blocks)
+    n = len(transformer_blocks(self.lm))
+    self._z = (where[..., None].to(z.dtype), {j: lin(z)[:, None] for j, lin in zip(range(n - len(lins), n), lins)},
+               below)
     try: yield
     finally: self._z = None
 
@@ -110,7 +124,7 @@ def forward(self: PretrainedDecoder,
         out = self.lm(inputs_embeds=emb, attention_mask=attention_mask, use_cache=False)
     else:
         z, where = prefix.sum(1), torch.ones_like(input_ids, dtype=torch.bool) if z_mask is None else z_mask
-        emb = emb + where[..., None].to(emb.dtype) * self.z_proj(z)[:, None]
+        if not self.z_first: emb = emb + where[..., None].to(emb.dtype) * self.z_proj(z)[:, None]
         with self._z_in_blocks(where, z):
             out = self.lm(inputs_embeds=emb, attention_mask=attention_mask, use_cache=False)
     return getattr(out, 'logits', out)
@@ -132,6 +146,42 @@ def _select_cache(cache, i: Tensor):
     if hasattr(cache, 'batch_select_indices'): cache.batch_select_indices(i); return cache
     return tuple(tuple(t[i] for t in layer) for layer in cache)
 
+def _cache_name(model: nn.Module) -> str:
+    "The cache's argument and field: `cache` in transformers 5, `past_key_values` before."
+    return 'cache' if 'cache' in inspect.signature(model.forward).parameters else 'past_key_values'
+
+class _Skip(nn.Module):
+    """A block passed over: its input goes on as its output, in the blocks' own form (`form['tuple']`: a tuple before
+    transformers 5), the input kept in `seen`."""
+    def __init__(self, form: dict, seen: dict=None): super().__init__(); self.form, self.seen = form, seen
+    def forward(self, hidden_states, *args, **kwargs):
+        if self.seen is not None: self.seen.setdefault('h', hidden_states)
+        return (hidden_states,) if self.form['tuple'] else hidden_states
+
+@contextmanager
+def _skipped(blocks: nn.ModuleList, which: range, form: dict, seen: dict=None):
+    "The blocks `which` replaced by `_Skip` while the copy runs (the first of them keeps its input in `seen`)."
+    kept = {j: blocks[j] for j in which}
+    try:
+        for j in which: blocks[j] = _Skip(form, seen if j == which[0] else None)
+        yield
+    finally:
+        for j, b in kept.items(): blocks[j] = b
+
+@patch
+def _lower(self: PretrainedDecoder,
+           emb: Tensor, # (bs,t,E) the embeddings of every position the pass reads
+          ) -> tuple: # (the first z block's input (bs,t,E), the blocks' output form for `_Skip`)
+    "The blocks below the first one z enters, run once over every position (they never see z)."
+    blocks, seen, form = transformer_blocks(self.lm), {}, {}
+    def note_form(block, args, out): form['tuple'] = isinstance(out, tuple)      # returns None: the output stays
+    hook = blocks[self.z_first - 1].register_forward_hook(note_form)
+    body = self.lm.base_model                     # without the output layer
+    try:
+        with _skipped(blocks, range(self.z_first, len(blocks)), form, seen): body(inputs_embeds=emb, use_cache=False)
+    finally: hook.remove()
+    return seen['h'], form
+
 @patch
 def pair_nll(self: PretrainedDecoder,
              input_ids: Tensor, # (bs,T) [x ; sep ; y], right-padded or not
@@ -141,17 +191,19 @@ def pair_nll(self: PretrainedDecoder,
              c: Tensor, # (N,) long, its class
             ) -> tuple: # (recon_nll (N,), token_nll (N,T) zero outside y)
     """The NLL of y of example i[n] under class c[n], row by row: the positions before the first separator run once
-    per example (each row reads its example's key/value cache), the rest once per row."""
+    per example (each row reads its example's key/value cache), and so do the blocks below the first one z enters
+    (`z_top`: over every position); the rest run once per row."""
     T, zm = input_ids.shape[1], z_positions(y_mask)
     s = int(zm.float().argmax(1).min())                     # the first position any z reaches
     emb = self.lm.get_input_embeddings()(input_ids[:, :T - 1])
-    where = zm[i, s:T - 1]
-    ey = emb[i, s:] + where[..., None].to(emb.dtype) * self.z_proj(z)[c][:, None]
-    # the cache's argument and field: `cache` in transformers 5, `past_key_values` before
-    name = 'cache' if 'cache' in inspect.signature(self.lm.forward).parameters else 'past_key_values'
-    cache = None
-    if s: cache = _select_cache(getattr(self.lm(inputs_embeds=emb[:, :s], use_cache=True), name), i)
-    with self._z_in_blocks(where, z[c]):
+    where, name, cache, below, skip = zm[i, s:T - 1], _cache_name(self.lm), None, None, contextlib.nullcontext()
+    if s: cache = getattr(self.lm.base_model(inputs_embeds=emb[:, :s], use_cache=True), name)
+    if self.z_first:                                        # z enters above the lower blocks: they run once
+        below, form = self._lower(emb)
+        below, skip = below[i, s:], _skipped(transformer_blocks(self.lm), range(self.z_first), form)
+    ey = emb[i, s:] + (0 if self.z_first else where[..., None].to(emb.dtype) * self.z_proj(z)[c][:, None])
+    if cache is not None: cache = _select_cache(cache, i)
+    with self._z_in_blocks(where, z[c], below), skip:
         logits = self.lm(inputs_embeds=ey, use_cache=False, **{name: cache}).logits
     tok = F.pad(y_region_token_nll(logits, input_ids[i, s + 1:], y_mask[i, s + 1:]), (s + 1, 0))
     return tok.sum(-1), tok

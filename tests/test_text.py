@@ -104,14 +104,15 @@ def test_cli_end_to_end_on_own_pairs(saved, tmp_path):
     # the held-out mean in metrics.json is the mean of the eval cache
     np.testing.assert_allclose(m['base_surprisal_mean'], BaseSurprisalCache(out / 'base_eval.iscache').b.mean(), rtol=1e-6)
 
-def test_the_base_decoder_with_z_in_every_block_is_the_base_at_step_0(saved, tmp_path):
-    """Through the CLI, the base's copy with z in every block reconstructs every held-out pair as the base scores it
-    (the run's one step, at a learning rate of 1e-30, moves no weight measurably), and the export's two parts add up
-    to b - l pair by pair: (b - l0) + (l0 - l)."""
+@pytest.mark.parametrize('z_layers', [0, 1])
+def test_the_base_decoder_with_z_in_every_block_is_the_base_at_step_0(saved, tmp_path, z_layers):
+    """Through the CLI, the base's copy with z in every block (or its top block only) reconstructs every held-out pair
+    as the base scores it (the run's one step, at a learning rate of 1e-30, moves no weight measurably), and the
+    export's two parts add up to b - l pair by pair: (b - l0) + (l0 - l)."""
     import csv, subprocess
     out, bin_ = tmp_path / 'run', Path(sys.executable).parent / 'inverse-surprisal'
     sets = ['model.decoder_init="base_model"', 'model.decoder_z="every"', 'steps=1', 'eval_every=1', 'lr=1e-30',
-            'model.decoder_lr=1e-30', 'batch_size=8', 'data.eval_fraction=0.25']
+            'model.decoder_lr=1e-30', 'batch_size=8', 'data.eval_fraction=0.25', f'model.decoder_z_layers={z_layers}']
     res = subprocess.run([str(bin_), 'train', '--data', str(saved / 'pairs.jsonl'), '--base-model', str(saved / 'base'),
                           *[a for s in sets for a in ('--set', s)], '--out', str(out), '--no-progress'],
                          capture_output=True, text=True, timeout=300)
@@ -134,6 +135,7 @@ def test_the_base_decoder_with_z_in_every_block_is_the_base_at_step_0(saved, tmp
     ({'--base-model': 'SHORT', '--tokenizer': 'BASE'}, '40 of 40 pairs are longer than max_len=2'),
     ({'--set': 'model.posterior_encoder=alignment'}, "variable-length batches need posterior_encoder='transformer'"),
     ({'--base': 'oracle'}, "base.source='pretrained' goes with own data"),
+    ({'--set': 'model.decoder_z_layers=3'}, 'model.decoder_z_layers=3, but the base model has 2 blocks'),
 ])
 def test_cli_own_data_errors(saved, tmp_path, capsys, opts, message):
     "Each unusable input stops the command line with status 2 and one message naming it, not a traceback."
