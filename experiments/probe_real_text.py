@@ -112,11 +112,11 @@ ARMS = {
     'mixture-every-model-encoder': dict(start=dict(codes='mixture', steps=100),
                                         model=dict(eval_posterior='model', decoder_init='base_model',
                                                    decoder_z='every', support_delta=1e-3, encoder_delta=1e-3)),
-    # ... with z in the copy's top block only (model.decoder_z_layers=1): its lower block runs once per pair
-    'mixture-every-model-encoder-top1': dict(start=dict(codes='mixture', steps=100),
+    # ... the support's, with z in the copy's top block only (model.decoder_z_layers=1): its lower block runs once
+    # per pair
+    'mixture-every-model-support-top1': dict(start=dict(codes='mixture', steps=100),
                                              model=dict(eval_posterior='model', decoder_init='base_model',
-                                                        decoder_z='every', decoder_z_layers=1, support_delta=1e-3,
-                                                        encoder_delta=1e-3)),
+                                                        decoder_z='every', decoder_z_layers=1, support_delta=1e-3)),
     # ... with the embedding view of text-view: the code's categories from the view, its nats through the copy
     'view-avg-k200-every-model': dict(start=dict(codes='view_kmeans', steps=100),
                                       model=dict(eval_posterior='model', view_kappa=200.0, view_decay=0.98,

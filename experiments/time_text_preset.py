@@ -10,7 +10,12 @@ With --view, the same command with the embedding view (--set data.view_encoder=m
 wheel, every y embedded inside the timed command) after the plain command timed again in the same conditions, both
 walls and their ratio written to text_preset_30k_view.json. With --text-view, the same with --preset text-view (the view
 at its measured settings) instead, written to text_preset_30k_text_view.json.
-Usage: python experiments/time_text_preset.py [--pairs N] [--out DIR] [--prepare-only] [--view | --text-view]"""
+With --set KEY=VALUE (repeatable) and --tag NAME, the command with those settings added, written to
+text_preset_30k_NAME.json (issue 79: 16 codes, the decoder's gradient on q*'s support, the encoder's candidates); each
+such record also times one held-out evaluation of the finished run again (the run opened, `evaluate` on its held-out
+pairs) and gives the evaluations' share of the wall time as that times the number the run made.
+Usage: python experiments/time_text_preset.py [--pairs N] [--out DIR] [--prepare-only] [--view | --text-view]
+                                           [--set KEY=VALUE ... --tag NAME]"""
 import argparse, json, subprocess, sys, time
 from pathlib import Path
 
@@ -34,16 +39,30 @@ def prepare(work: Path, n: int):
     train_base(other, train_tokenizer(other, vocab=4000, min_frequency=2), work / 'base', positions=96, width=96,
                layers=3, steps=1000, every=250)
 
+def evaluation_share(run: Path, wall: float) -> dict:
+    "One held-out evaluation of the finished run timed again, and the run's evaluations' share of its wall time."
+    from inverse_surprisal.runs import load_run
+    tr = load_run(run, device='cpu').trainer
+    evals = sum(json.loads(l)['phase'] == 'eval' for l in (run / 'metrics.jsonl').read_text().splitlines())
+    t0 = time.perf_counter()
+    tr.data.evaluate(tr.model, tr.b['eval'], tr.b['base_mean'], tr.cfg.steps)
+    one = time.perf_counter() - t0
+    return dict(evaluation_seconds=round(one, 1), evaluations=evals, evaluation_share=round(evals * one / wall, 3))
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--pairs', type=int, default=30000); ap.add_argument('--out', default=str(HERE))
     ap.add_argument('--prepare-only', action='store_true', help='make the pairs and the base model, time nothing')
     ap.add_argument('--view', action='store_true', help='with the embedding view (data.view_encoder=minilm)')
     ap.add_argument('--text-view', action='store_true', help='with --preset text-view')
+    ap.add_argument('--set', action='append', default=[], help="a setting added to the command, as train's --set")
+    ap.add_argument('--tag', help='the record\'s name with --set: text_preset_30k_TAG.json')
     a = ap.parse_args()
+    if bool(a.set) != bool(a.tag): ap.error('--set and --tag go together: the settings and the name of their record')
     if a.view and a.text_view: ap.error('--view and --text-view time two different commands: give one')
     view = ['--set', 'data.view_encoder=minilm'] if a.view else ['--preset', 'text-view'] if a.text_view else []
-    suffix = '_view' if a.view else '_text_view' if a.text_view else ''
+    view += [x for kv in a.set for x in ('--set', kv)]
+    suffix = '_view' if a.view else '_text_view' if a.text_view else f'_{a.tag}' if a.tag else ''
     record = Path(a.out) / 'results' / f"text_preset_{a.pairs // 1000}k{suffix}.json"
     if record.exists() and not a.prepare_only: print(record.read_text()); return
     work = Path(a.out) / 'work' / f'text_preset_{a.pairs // 1000}k'
@@ -60,11 +79,12 @@ def main():
                         *(view if with_view else [])], check=True)
         return time.perf_counter() - t0, run
     # with the view, the plain command first, timed in the same conditions: the ratio is the figure
-    plain = timed(False)[0] if view else None
+    plain = timed(False)[0] if view and not a.tag else None
     wall, run = timed(bool(view))
     metrics = json.loads((run / 'metrics.json').read_text())
     rec = dict(pairs=a.pairs, tokens_per_pair_median=sorted(y_tokens)[len(y_tokens) // 2], wall_seconds=round(wall, 1),
-               **(dict(plain_wall_seconds=round(plain, 1), ratio=round(wall / plain, 3)) if view else {}),
+               **(dict(plain_wall_seconds=round(plain, 1), ratio=round(wall / plain, 3)) if plain else {}),
+               **(evaluation_share(run, wall) if a.tag else {}),
                config=json.loads((run / 'config.json').read_text()),
                held_out={k: metrics[k] for k in ('kl', 'code_length_reduction', 'code_contribution', 'decoder_vs_base',
                                                  'codes_used', 'code_perplexity', 'n_heldout', 'n_train') if k in metrics})
