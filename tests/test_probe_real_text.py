@@ -50,3 +50,25 @@ def test_the_plateau_base_and_the_base_decoder_with_z_in_every_block(tmp_path):
     assert (tmp_path / 'results' / 'planted_mixture-every-model_s0_6_plateau.json').exists()
     assert rec['config']['model']['decoder_z'] == 'every' and rec['config']['data']['base_model'].endswith('base_plateau')
     assert rec['code']['above_chance'] > 0.3       # six steps from the mixture's start: the categories, above chance
+
+def test_the_support_figures_and_the_encoders_candidates(tmp_path):
+    """The support arm on the planted corpus; the training log's support figures after the start (`step_figures`, on a
+    log written here); probe_candidates.py on the finished run: q*'s support and, per delta, the encoder's candidates
+    and the mass of q* they miss."""
+    import probe_candidates as pc
+    rec, = prt.main(['planted', 'mixture-every-model-support', '0', '--quick', '--steps', '6', '--out', str(tmp_path),
+                     '--base', 'plateau'])
+    # the start (100 steps) holds the whole quick run: no step after it
+    assert rec['config']['model']['support_delta'] == 1e-3 and rec['steps_log'] == {}
+    log = tmp_path / 'log'; log.mkdir()
+    (log / 'metrics.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in [
+        dict(phase='cvae', step=0, support_size=1.0, left_out_mass=0.0, left_out_mass_max=0.0),
+        dict(phase='cvae', step=2, support_size=4.0, left_out_mass=2e-4, left_out_mass_max=9e-4),
+        dict(phase='eval', step=2),
+        dict(phase='cvae', step=4, support_size=6.0, left_out_mass=4e-4, left_out_mass_max=5e-4)]))
+    assert prt.step_figures(log, 2) == dict(support_size=5.0, support_size_max=6.0, left_out_mass=3e-4,
+                                            left_out_mass_max=9e-4)
+    t = pc.candidates_table(tmp_path / 'work' / 'planted' / 'runs' / 'mixture-every-model-support_s0_6_plateau')
+    assert t['pairs'] > 0 and 1 <= t['q_star_support_1e3'] <= 16
+    cands = [r['candidates'] for r in t['rows']]
+    assert cands == sorted(cands, reverse=True) and all(0 <= r['miss_mean'] <= r['miss_max'] <= 1 for r in t['rows'])
