@@ -5,9 +5,10 @@ only (`support_delta=1e-3`: every class's values without gradient, then the clas
 same with z in the copy's top block only (`decoder_z_layers=1`: its lower block runs once per pair), for a
 short context (3 tokens, as the real-text probe's x) and a long one (40), y 20 tokens; a 2-layer d=64 GPT-2 over 2 000
 tokens as the probe's base. A fresh CVAE's z path is zero, so every code is one function and q* is the prior; here the
-z path and the codes' embeddings get random weights (std 0.3), which puts q* on a few codes as after a real start, and
-`support_classes` says how many (its KL from the prior beside it: 2.0-2.4 nats on the real-text probe's runs; there
-the support holds 4.2-5.7 codes, experiments/probe_candidates.py and the probe's records).
+z path gets random weights (std 0.3), so that the codes differ as after training, and beta is 0.5, which puts q* where
+the real-text probe's runs have it: `support_classes` codes of 16 hold 1 - 1e-3 of it (5.6 here; 4.2-5.7 in the
+probe's runs, their training logs and experiments/probe_candidates.py), at `q_star_kl` nats from the prior (2.25 here;
+the runs' held-out KL 1.8-2.1). Beta weighs nothing else in the step's work.
 Interleaved repeats, medians. Prints one JSON object."""
 import json, statistics, time
 
@@ -24,7 +25,7 @@ def setup(x_len: int, delta: float, z_layers: int=0):
     lm = transformers.GPT2LMHeadModel(transformers.GPT2Config(vocab_size=V, n_positions=64, n_embd=64, n_layer=2,
                                                               n_head=4, bos_token_id=1, eos_token_id=1)).eval()
     cfg = make_config('text', dict(model=dict(code_sizes=(C,), d_model=64, support_delta=delta,
-                                              decoder_z_layers=z_layers),
+                                              decoder_z_layers=z_layers), objective=dict(beta=0.5),
                                    data=dict(path='pairs.jsonl', base_model='base')))
     model = build_model(cfg, vocab_size=V, seq_len=x_len + 1 + Y)
     model.decoder = PretrainedDecoder(lm, 64, -1, 'every', z_layers)

@@ -126,6 +126,9 @@ ARMS = {
 
 # the decoder the arms were measured with, unless they name another: a fresh one (the text preset's was, before issue 62)
 FRESH = dict(decoder_init='random', decoder_z='input')
+# the step the arms were measured with, unless they name another: every code forward and backward, z in every block it
+# enters (before issue 79)
+EXACT_STEP = dict(support_delta=0.0, decoder_z_layers=0)
 
 def wordnet_rows():
     "(x, y, category) of every WordNet synset: part of speech, definition, lexicographer file."
@@ -290,7 +293,7 @@ def arm_config(arm: dict, seed: int, steps: int, pairs_path, base_dir):
     return make_config('text', {**arm, 'seed': seed, 'steps': steps, 'eval_every': S['eval_every'],
                                 'log_every': S['eval_every'], 'batch_size': 32,
                                 # the decoder a fresh one unless the arm says otherwise, as the arms were measured
-                                'model': dict(FRESH, **arm.get('model', {}), code_sizes=(K,)),
+                                'model': dict(FRESH, **EXACT_STEP) | arm.get('model', {}) | dict(code_sizes=(K,)),
                                 'data': dict(arm.get('data', {}), path=str(pairs_path), base_model=str(base_dir),
                                              too_long='drop', eval_fraction=EVAL_FRACTION)})
 

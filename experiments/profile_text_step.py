@@ -1,0 +1,41 @@
+"""Where a `text` step's time goes (issue 79): torch.profiler over training steps of bench/bench_text_step.py's model
+(16 codes, batch 32, a 2-layer d=64 GPT-2 over 2 000 tokens as the real-text probe's base, short context), with the
+decoder's gradient through every code (support_delta 0) and on q*'s support (1e-3); per arm the milliseconds a step
+spends in its forward, backward and Adam, and the operators that take the most of it. One torch thread; run it with
+nothing else on the machine. Prints the tables; writes nothing.
+Usage: python experiments/profile_text_step.py [--steps N] [--context N]"""
+import argparse, sys
+from pathlib import Path
+
+import torch
+from torch.profiler import ProfilerActivity, profile, record_function
+
+sys.path.insert(0, str(Path(__file__).parent.parent / 'bench'))
+from bench_text_step import setup
+
+def profiled(delta: float, x_len: int, steps: int, z_layers: int=0):
+    "The profiler's averages over `steps` training steps (after two unprofiled ones) at `support_delta` delta."
+    model, opt, batch, _ = setup(x_len, delta, z_layers)
+    def step():
+        with record_function('forward'): o = model(**batch, step=300)
+        with record_function('backward'): opt.zero_grad(); o.loss.backward()
+        with record_function('adam'): opt.step()
+    for _ in range(2): step()
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(steps): step()
+    return prof.key_averages()
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--steps', type=int, default=3); ap.add_argument('--context', type=int, default=3)
+    a = ap.parse_args()
+    torch.set_num_threads(1)
+    for name, delta, z_layers in (('every code, forward and backward', 0.0, 0), ("q*'s support", 1e-3, 0),
+                                  ("q*'s support, z in the top block", 1e-3, 1)):
+        avg = profiled(delta, a.context, a.steps, z_layers)
+        phases = {e.key: e.cpu_time_total / 1000 / a.steps for e in avg if e.key in ('forward', 'backward', 'adam')}
+        print(f"{name}: ms a step " + ', '.join(f"{k} {v:.0f}" for k, v in phases.items()))
+        ops = sorted((e for e in avg if e.key.startswith('aten::')), key=lambda e: -e.self_cpu_time_total)[:8]
+        print('  ' + ', '.join(f"{e.key[6:]} {e.self_cpu_time_total / 1000 / a.steps:.0f}" for e in ops))
+
+if __name__ == '__main__': main()
