@@ -59,7 +59,8 @@ def check_model_choices(m, # a ModelConfig (or any object with the fields it rea
     if m.latent_maps and m.family != 'continuous':
         raise ValueError("latent_maps is the continuous family's (the discrete family's "
                          "counterpart is class_maps)")
-    if not isinstance(m.decoder_z_layers, int) or m.decoder_z_layers < 0 or (m.decoder_z_layers and m.decoder_z != 'every'):
+    z_layers = m.decoder_z_layers
+    if not isinstance(z_layers, int) or z_layers < 0 or (z_layers and m.decoder_z != 'every'):
         raise ValueError("decoder_z_layers says how many of the copy's top blocks z enters: an int >= 0, and > 0 only "
                          f"with decoder_z='every', got {m.decoder_z_layers!r} with decoder_z={m.decoder_z!r}")
     if m.family != 'discrete' and (m.support_delta or m.encoder_delta):

@@ -291,7 +291,8 @@ class OwnData:
         m = self.cfg.model
         if m.decoder_init == 'base_embeddings': init_decoder_from_base(model.decoder, self.base.model)
         if m.decoder_init == 'base_model':
-            model.decoder = PretrainedDecoder(self.base.model, m.d_model, m.decoder_layers, m.decoder_z, m.decoder_z_layers)
+            model.decoder = PretrainedDecoder(self.base.model, m.d_model, m.decoder_layers, m.decoder_z,
+                                              m.decoder_z_layers)
         return model
 
     def optimizer(self, model: nn.Module) -> torch.optim.Optimizer:

@@ -217,5 +217,6 @@ def class_nll(self: PretrainedDecoder,
     """Per-example, per-class NLL of y (`pair_nll` of every example under every class): the positions before the
     first separator run once (their key/value cache read by every class), the rest once per class."""
     (bs, T), C, at = input_ids.shape, len(z), dict(device=input_ids.device)
-    l, tok = self.pair_nll(input_ids, y_mask, z, torch.arange(bs, **at).repeat_interleave(C), torch.arange(C, **at).repeat(bs))
+    i, c = torch.arange(bs, **at).repeat_interleave(C), torch.arange(C, **at).repeat(bs)   # every pair, every class
+    l, tok = self.pair_nll(input_ids, y_mask, z, i, c)
     return l.view(bs, C), tok.view(bs, C, T)

@@ -191,7 +191,7 @@ def joint_class(self: SharedDiscreteCVAE,
 def _per_class(self: SharedDiscreteCVAE, input_ids, y_mask,
                y_view=None, # (bs,D) y's sentence embeddings, for a model with an embedding view
                decoder_grad: bool=True, # False: the decoder's terms without gradient (the head's keep theirs)
-               candidates: Tensor=None, # (bs,C) bool: the decoder runs these classes only (0 elsewhere), without gradient
+               candidates: Tensor=None, # (bs,C) bool: the decoder runs these classes only (0 elsewhere), no gradient
               ):
     """Decoder and head NLL of every joint class (the context shared by the classes when z enters
     after it): (l(c) (bs,C), token NLL (bs,C,T), head NLL (bs,C)); the head's NLL counts the
@@ -413,7 +413,7 @@ def em_loss(self: SharedDiscreteCVAE,
             start_code: Tensor=None, # (bs,) classes that stand for the posterior (a hard start)
             balanced: bool=False, # the posterior balanced over the batch (Sinkhorn-Knopp)
             y_view: Tensor=None, # (bs,D) y's sentence embeddings: averaged into the view's means (view_decay > 0)
-            # q* (bs,C) -> per_class with the decoder's gradient on q*'s support; per_class's decoder terms then carry none
+            # q* (bs,C) -> per_class with the decoder's gradient on q*'s support (per_class's decoder terms carry none)
             support=None,
             candidates: Tensor=None, # (bs,C) bool, the classes that ran forward: q* is normalised over them
            ) -> Tensor: # () the EM surrogate, averaged over the batch

@@ -260,7 +260,8 @@ def _left_out(o, n: int) -> dict:
     out = dict(left_out_mass=global_mean(left.mean(), n), left_out_mass_max=left.max().item(),
                support_size=global_mean(o.extras['support_size'].float().mean(), n))
     # `encoder_delta`: the classes that ran forward, and (audited on a log step) q*'s mass they missed
-    if 'forward_classes' in o.extras: out['forward_classes'] = global_mean(o.extras['forward_classes'].float().mean(), n)
+    if 'forward_classes' in o.extras:
+        out['forward_classes'] = global_mean(o.extras['forward_classes'].float().mean(), n)
     if 'candidate_miss' in o.extras:
         out |= dict(candidate_miss=global_mean(o.extras['candidate_miss'].mean(), n),
                     candidate_miss_max=o.extras['candidate_miss'].max().item())
