@@ -52,9 +52,8 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
     # 0: each code's mean is learned by the optimiser; in (0,1): the running average of its examples' embeddings
     # under EM's posterior, decayed by this much a step (`ViewHead.update`; estimator='em')
     view_decay: float=0.0
-    # the mass of each example's posterior whose classes train without gradient: the decoder's gradient is taken on
-    # the smallest set holding 1 - support_delta of it (`posterior_support`), every class's value still computed;
-    # 0: every class's gradient, in one pass
+    # the decoder's gradient on the smallest set of classes holding 1 - support_delta of each example's posterior
+    # (`posterior_support`), every class's value still computed; 0: every class's gradient, in one pass
     support_delta: float=0.0
     # EM with one code, in training: only the classes holding 1 - encoder_delta of the encoder's q run forward, and q*
     # is normalised over them (a class outside is taken to hold none of it); 0: every class runs forward
@@ -82,10 +81,9 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
         if not isinstance(self.view_dim, int) or self.view_dim < 0 or not self.view_kappa > 0:
             raise ValueError(f"view_dim must be an int >= 0 and view_kappa > 0, got {self.view_dim!r} and "
                              f"{self.view_kappa!r}")
-        if not (isinstance(self.support_delta, (int, float)) and 0 <= self.support_delta < 1):
-            raise ValueError(f"support_delta must be in [0, 1), got {self.support_delta!r}")
-        if not (isinstance(self.encoder_delta, (int, float)) and 0 <= self.encoder_delta < 1):
-            raise ValueError(f"encoder_delta must be in [0, 1), got {self.encoder_delta!r}")
+        for name, delta in (('support_delta', self.support_delta), ('encoder_delta', self.encoder_delta)):
+            if not (isinstance(delta, (int, float)) and 0 <= delta < 1):
+                raise ValueError(f"{name} must be in [0, 1), got {delta!r}")
         if self.encoder_delta and (self.estimator != 'em' or len(self.code_sizes) != 1):
             raise ValueError("encoder_delta > 0 needs estimator='em' and one code, got "
                              f"estimator={self.estimator!r} and code_sizes={self.code_sizes!r}")
