@@ -54,7 +54,7 @@ class PretrainedDecoder(nn.Module):
             raise ValueError(f"z_top must be an int in [0, {len(blocks)}] (the model's blocks), and > 0 only with "
                              f"z_layers='every', got {z_top!r} with z_layers={z_layers!r}")
         # the first block z enters: z_proj at its input (at the embeddings for block 0), each later one its own entry
-        self.z_first = len(blocks) - z_top if z_top else 0
+        self.z_first, self.n_blocks = len(blocks) - z_top if z_top else 0, len(blocks)
         self.z_proj = nn.Linear(z_dim, width)
         self.z_blocks = (nn.ModuleList(nn.Linear(z_dim, width) for _ in blocks[self.z_first + 1:])
                          if z_layers == 'every' else None)
@@ -104,8 +104,7 @@ def _z_in_blocks(self: PretrainedDecoder,
                 ):
     "While the copy runs: the blocks' entries of z, added where z enters (`z_layers='every'`)."
     if self.z_blocks is None: yield; return
-    lins = ([self.z_proj] if self.z_first else []) + list(self.z_blocks)
-    n = len(transformer_blocks(self.lm))
+    lins, n = ([self.z_proj] if self.z_first else []) + list(self.z_blocks), self.n_blocks
     self._z = (where[..., None].to(z.dtype), {j: lin(z)[:, None] for j, lin in zip(range(n - len(lins), n), lins)},
                below)
     try: yield
@@ -171,9 +170,10 @@ def _skipped(blocks: nn.ModuleList, which: range, form: dict, seen: dict=None):
 @patch
 def _lower(self: PretrainedDecoder,
            emb: Tensor, # (bs,t,E) the embeddings of every position the pass reads
+           blocks: nn.ModuleList, # the copy's blocks (`transformer_blocks`)
           ) -> tuple: # (the first z block's input (bs,t,E), the blocks' output form for `_Skip`)
     "The blocks below the first one z enters, run once over every position (they never see z)."
-    blocks, seen, form = transformer_blocks(self.lm), {}, {}
+    seen, form = {}, {}
     def note_form(block, args, out): form['tuple'] = isinstance(out, tuple)      # returns None: the output stays
     hook = blocks[self.z_first - 1].register_forward_hook(note_form)
     body = self.lm.base_model                     # without the output layer
@@ -199,8 +199,9 @@ def pair_nll(self: PretrainedDecoder,
     where, name, cache, below, skip = zm[i, s:T - 1], _cache_name(self.lm), None, None, contextlib.nullcontext()
     if s: cache = getattr(self.lm.base_model(inputs_embeds=emb[:, :s], use_cache=True), name)
     if self.z_first:                                        # z enters above the lower blocks: they run once
-        below, form = self._lower(emb)
-        below, skip = below[i, s:], _skipped(transformer_blocks(self.lm), range(self.z_first), form)
+        blocks = transformer_blocks(self.lm)
+        below, form = self._lower(emb, blocks)
+        below, skip = below[i, s:], _skipped(blocks, range(self.z_first), form)
     ey = emb[i, s:] + (0 if self.z_first else where[..., None].to(emb.dtype) * self.z_proj(z)[c][:, None])
     if cache is not None: cache = _select_cache(cache, i)
     with self._z_in_blocks(where, z[c], below), skip:
