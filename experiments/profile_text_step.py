@@ -2,9 +2,10 @@
 (16 codes, batch 32, a 2-layer d=64 GPT-2 over 2 000 tokens as the real-text probe's base, short context), with the
 decoder's gradient through every code (support_delta 0) and on q*'s support (1e-3); per arm the milliseconds a step
 spends in its forward, backward and Adam, and the operators that take the most of it. One torch thread; run it with
-nothing else on the machine. Prints the tables; writes nothing.
+nothing else on the machine. Prints the tables and writes them to experiments/real_text/results/profile_text_step.json
+(the own-data page reads it).
 Usage: python experiments/profile_text_step.py [--steps N] [--context N]"""
-import argparse, sys
+import argparse, json, sys
 from pathlib import Path
 
 import torch
@@ -30,6 +31,7 @@ def main():
     ap.add_argument('--steps', type=int, default=3); ap.add_argument('--context', type=int, default=3)
     a = ap.parse_args()
     torch.set_num_threads(1)
+    rec = dict(steps=a.steps, context=a.context, arms=[])
     for name, delta, z_layers in (('every code, forward and backward', 0.0, 0), ("q*'s support", 1e-3, 0),
                                   ("q*'s support, z in the top block", 1e-3, 1)):
         avg = profiled(delta, a.context, a.steps, z_layers)
@@ -37,5 +39,9 @@ def main():
         print(f"{name}: ms a step " + ', '.join(f"{k} {v:.0f}" for k, v in phases.items()))
         ops = sorted((e for e in avg if e.key.startswith('aten::')), key=lambda e: -e.self_cpu_time_total)[:8]
         print('  ' + ', '.join(f"{e.key[6:]} {e.self_cpu_time_total / 1000 / a.steps:.0f}" for e in ops))
+        rec['arms'].append(dict(step=name, ms={k: round(v, 1) for k, v in phases.items()},
+                                top_ops_ms={e.key[6:]: round(e.self_cpu_time_total / 1000 / a.steps, 1) for e in ops}))
+    out = Path(__file__).parent / 'real_text' / 'results' / 'profile_text_step.json'
+    out.write_text(json.dumps(rec, indent=1) + '\n')
 
 if __name__ == '__main__': main()
