@@ -1,14 +1,16 @@
 """A training step of the `text` preset (16 codes, EM, the base's copy with z in every block, batch 32) against one plain
 fine-tuning step of the same base on the same batch (forward, backward and Adam, no z): milliseconds per step and the
-ratio, with the decoder's gradient through every class (`model.support_delta=0`, one pass), on the support of q*
-only (`support_delta=1e-3`: every class's values without gradient, then the classes holding 1 - 1e-3 of q*), and the
-same with z in the copy's top block only (`decoder_z_layers=1`: its lower block runs once per pair), for a
-short context (3 tokens, as the real-text probe's x) and a long one (40), y 20 tokens; a 2-layer d=64 GPT-2 over 2 000
-tokens as the probe's base. A fresh CVAE's z path is zero, so every code is one function and q* is the prior; here the
-z path gets random weights (std 0.3), so that the codes differ as after training, and beta is 0.5, which puts q* where
-the real-text probe's runs have it: `support_classes` codes of 16 hold 1 - 1e-3 of it (5.6 here; 4.2-5.7 in the
-probe's runs, their training logs and experiments/probe_candidates.py), at `q_star_kl` nats from the prior (2.25 here;
-the runs' held-out KL 1.8-2.1). Beta weighs nothing else in the step's work.
+ratio, with the decoder's gradient through every class (`model.support_delta=0`, one pass), on the support of q* only
+(`support_delta=1e-3`: every class's values without gradient, then the classes holding 1 - 1e-3 of q*), and the same
+with z in the copy's top block only (`decoder_z_layers=1`: its lower block runs once per pair), for a short context (3
+tokens, as the real-text probe's x) and a long one (40), y 20 tokens, and the short context with y of 4 to 20 tokens,
+right-padded as a batch of real pairs is (`ragged`: the padding and the context are no y, and the copy's output layer
+runs on y's positions only); a 2-layer d=64 GPT-2 over 2 000 tokens as the probe's base. A fresh CVAE's z path is
+zero, so every code is one function and q* is the prior; here the z path gets random weights (std 0.3), so that the
+codes differ as after training, and beta is 0.5, which puts q* where the real-text probe's runs have it:
+`support_classes` codes of 16 hold 1 - 1e-3 of it (5.6 here; 4.2-5.7 in the probe's runs, their training logs and
+experiments/probe_candidates.py), at `q_star_kl` nats from the prior (2.25 here; the runs' held-out KL 1.8-2.1). Beta
+weighs nothing else in the step's work.
 Interleaved repeats, medians. Prints one JSON object."""
 import json, statistics, time
 
@@ -19,11 +21,13 @@ from inverse_surprisal.hf_decoder import PretrainedDecoder
 
 BATCH, C, Y, V, REPEATS, STEPS = 32, 16, 20, 2000, 5, 3
 
-def setup(x_len: int, delta: float, z_layers: int=0):
-    "(model, optimiser, batch, base) of the text preset's CVAE on a 2-layer GPT-2, at `support_delta` delta."
+def setup(x_len: int, delta: float, z_layers: int=0, ragged: bool=False):
+    """(model, optimiser, batch, base) of the text preset's CVAE on a 2-layer GPT-2, at `support_delta` delta; with
+    `ragged`, y of 4 to Y tokens, right-padded."""
     torch.manual_seed(0)
     lm = transformers.GPT2LMHeadModel(transformers.GPT2Config(vocab_size=V, n_positions=64, n_embd=64, n_layer=2,
                                                               n_head=4, bos_token_id=1, eos_token_id=1)).eval()
+    lm.loss_type = 'ForCausalLM'        # the loss `labels=` computes, named: transformers warns when it guesses it
     cfg = make_config('text', dict(model=dict(code_sizes=(C,), d_model=64, support_delta=delta,
                                               decoder_z_layers=z_layers), objective=dict(beta=0.5),
                                    data=dict(path='pairs.jsonl', base_model='base')))
@@ -33,7 +37,12 @@ def setup(x_len: int, delta: float, z_layers: int=0):
         for lin in [model.decoder.z_proj, *model.decoder.z_blocks]: torch.nn.init.normal_(lin.weight, std=0.3)
     ids = torch.randint(2, V, (BATCH, x_len + 1 + Y))
     ym = torch.zeros(ids.shape, dtype=torch.bool); ym[:, x_len + 1:] = True
-    batch = dict(input_ids=ids, y_mask=ym, attention_mask=torch.ones_like(ids), base_surprisal=torch.full((BATCH,), 60.))
+    real = torch.ones_like(ym)
+    if ragged:
+        n_y = torch.randint(4, Y + 1, (BATCH,), generator=torch.Generator().manual_seed(1))
+        real = torch.arange(ids.shape[1])[None] < (x_len + 1 + n_y)[:, None]
+        ids, ym = ids.masked_fill(~real, 0), ym & real
+    batch = dict(input_ids=ids, y_mask=ym, attention_mask=real.long(), base_surprisal=torch.full((BATCH,), 60.))
     # learning rate 0: Adam does its work, the weights stay, so every step sees the same q*
     return model.train(), torch.optim.Adam(model.parameters(), 0.0), batch, lm
 
@@ -52,7 +61,8 @@ def ms_finetune_step(arm) -> float:
     opt = torch.optim.Adam(lm.parameters(), 1e-4)
     start = time.perf_counter()
     for _ in range(STEPS):
-        loss = lm(input_ids=ids, labels=ids.masked_fill(~batch['y_mask'], -100)).loss
+        loss = lm(input_ids=ids, attention_mask=batch['attention_mask'],
+                  labels=ids.masked_fill(~batch['y_mask'], -100)).loss
         opt.zero_grad(); loss.backward(); opt.step()
     return 1000 * (time.perf_counter() - start) / STEPS
 
@@ -68,8 +78,10 @@ def support(arm) -> tuple:
 def main():
     torch.set_num_threads(1)
     res = {}
-    for name, x_len in (('short_context', 3), ('long_context', 40)):
-        arms = dict(exact=setup(x_len, 0.0), support=setup(x_len, 1e-3), top1=setup(x_len, 1e-3, 1))
+    contexts = (('short_context', 3, False), ('long_context', 40, False), ('ragged_short_context', 3, True))
+    for name, x_len, ragged in contexts:
+        arms = dict(exact=setup(x_len, 0.0, ragged=ragged), support=setup(x_len, 1e-3, ragged=ragged),
+                    top1=setup(x_len, 1e-3, 1, ragged))
         runs = dict(finetune=lambda: ms_finetune_step(arms['exact']), exact=lambda: ms_cvae_step(arms['exact']),
                     support=lambda: ms_cvae_step(arms['support']), top1=lambda: ms_cvae_step(arms['top1']))
         for run in runs.values(): run()                                  # warm-up

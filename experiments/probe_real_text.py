@@ -117,6 +117,12 @@ ARMS = {
     'mixture-every-model-support-top1': dict(start=dict(codes='mixture', steps=100),
                                              model=dict(eval_posterior='model', decoder_init='base_model',
                                                         decoder_z='every', decoder_z_layers=1, support_delta=1e-3)),
+    # ... each batch drawn from one of 8 buckets of the training pairs by length (data.length_buckets): a batch pads
+    # little, and every pair is drawn as often as without
+    'mixture-every-model-support-top1-buckets': dict(start=dict(codes='mixture', steps=100),
+                                                     model=dict(eval_posterior='model', decoder_init='base_model',
+                                                                decoder_z='every', decoder_z_layers=1,
+                                                                support_delta=1e-3), data=dict(length_buckets=8)),
     # ... with the embedding view of text-view: the code's categories from the view, its nats through the copy
     'view-avg-k200-every-model': dict(start=dict(codes='view_kmeans', steps=100),
                                       model=dict(eval_posterior='model', view_kappa=200.0, view_decay=0.98,
@@ -129,6 +135,9 @@ FRESH = dict(decoder_init='random', decoder_z='input')
 # the step the arms were measured with, unless they name another: every code forward and backward, z in every block it
 # enters (before issue 79)
 EXACT_STEP = dict(support_delta=0.0, decoder_z_layers=0)
+# ... and their batches drawn from every pair, each evaluation on every held-out pair (before data.length_buckets and
+# data.eval_subset)
+DATA_BEFORE = dict(eval_subset=0, length_buckets=0)
 
 def wordnet_rows():
     "(x, y, category) of every WordNet synset: part of speech, definition, lexicographer file."
@@ -200,6 +209,7 @@ def train_base(pairs: list, # (x, y) the GPT-2 is trained on
     lm = transformers.GPT2LMHeadModel(transformers.GPT2Config(
         vocab_size=len(tok), n_positions=positions, n_embd=width, n_layer=layers, n_head=4,
         bos_token_id=tok.eos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id))
+    lm.loss_type = 'ForCausalLM'        # the loss `labels=` computes, named: transformers warns when it guesses it
     opt, gen = torch.optim.AdamW(lm.parameters(), lr=3e-3), torch.Generator().manual_seed(0)
     curve, best, ref = [], (float('inf'), 0, None), (float('inf'), 0)   # the lowest check; the last that gained
     for step in range(steps):
@@ -294,8 +304,8 @@ def arm_config(arm: dict, seed: int, steps: int, pairs_path, base_dir):
                                 'log_every': S['eval_every'], 'batch_size': 32,
                                 # the decoder a fresh one unless the arm says otherwise, as the arms were measured
                                 'model': dict(FRESH, **EXACT_STEP) | arm.get('model', {}) | dict(code_sizes=(K,)),
-                                'data': dict(arm.get('data', {}), path=str(pairs_path), base_model=str(base_dir),
-                                             too_long='drop', eval_fraction=EVAL_FRACTION)})
+                                'data': dict(DATA_BEFORE, **arm.get('data', {}), path=str(pairs_path),
+                                             base_model=str(base_dir), too_long='drop', eval_fraction=EVAL_FRACTION)})
 
 STEP_FIGURES = ('support_size', 'left_out_mass', 'forward_classes', 'candidate_miss')
 
@@ -333,10 +343,10 @@ def run_arm(corpus, arm, seed, steps, pairs_path, base_dir, held, work_dir, resu
     wall = time.perf_counter() - t0
     curve = [{k: round(r[k], 4) for k in ('step', 'kl', 'code_contribution', 'decoder_vs_base', 'codes_used') if k in r}
              for r in map(json.loads, (run / 'metrics.jsonl').read_text().splitlines()) if r['phase'] == 'eval']
-    ev, outs = tr.data.tensors(tr.eval_set, tr.b['eval']), []
+    ev, ex = tr.data.tensors(tr.eval_set, tr.b['eval']), {}
     model, exact, star = tr.model.eval(), [], []
-    tr.data.held_out(model, tr.b['eval'], tr.b['base_mean'], steps, outs)   # the run's own q: encoder or q*
-    code = torch.cat([model.joint_log_prob(o.extras['log_q']).argmax(1).cpu() for o in outs])
+    tr.data.held_out(model, tr.b['eval'], tr.b['base_mean'], steps, ex)     # the run's own q: encoder or q*
+    code = model.joint_log_prob(ex['log_q']).argmax(1).cpu()
     with torch.no_grad():
         for i in torch.arange(len(code)).split(256):       # the generative model's own MAP codes, no encoder
             rows = batch_rows(ev, i)

@@ -45,7 +45,7 @@ def overrides(pairs_path, base_dir, quick=False, decoder: str='fresh') -> dict:
     steps, every = (6, 3) if quick else (300, 100)
     return dict(steps=steps, eval_every=every, log_every=every, batch_size=32,
                 model=dict(P.FRESH if decoder == 'fresh' else {}, **P.EXACT_STEP, code_sizes=(P.K,)),
-                data=dict(path=str(pairs_path), base_model=str(base_dir), too_long='drop',
+                data=dict(P.DATA_BEFORE, path=str(pairs_path), base_model=str(base_dir), too_long='drop',
                           eval_fraction=P.EVAL_FRACTION),
                 continuous=PC.ARMS[CONTINUOUS_ARM])
 

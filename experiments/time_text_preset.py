@@ -40,14 +40,21 @@ def prepare(work: Path, n: int):
                layers=3, steps=1000, every=250)
 
 def evaluation_share(run: Path, wall: float) -> dict:
-    "One held-out evaluation of the finished run timed again, and the run's evaluations' share of its wall time."
+    """One held-out evaluation of the finished run timed again (and one of the first `data.eval_subset` pairs, where the
+    run's earlier evaluations read those), and the run's evaluations' share of its wall time."""
     from inverse_surprisal.runs import load_run
     tr = load_run(run, device='cpu').trainer
-    evals = sum(json.loads(l)['phase'] == 'eval' for l in (run / 'metrics.jsonl').read_text().splitlines())
-    t0 = time.perf_counter()
-    tr.data.evaluate(tr.model, tr.b['eval'], tr.b['base_mean'], tr.cfg.steps)
-    one = time.perf_counter() - t0
-    return dict(evaluation_seconds=round(one, 1), evaluations=evals, evaluation_share=round(evals * one / wall, 3))
+    sizes = [r['n_heldout'] for r in map(json.loads, (run / 'metrics.jsonl').read_text().splitlines())
+             if r['phase'] == 'eval']
+    seconds = {}
+    for n in sorted(set(sizes)):
+        t0 = time.perf_counter()
+        tr.data.evaluate(tr.model, tr.b['eval'], tr.b['base_mean'], tr.cfg.steps, n=n)
+        seconds[n] = time.perf_counter() - t0
+    subset = {} if len(seconds) == 1 else dict(subset_evaluation_seconds=round(seconds[min(seconds)], 1),
+                                               subset_pairs=min(seconds))
+    return dict(evaluation_seconds=round(seconds[max(seconds)], 1), evaluations=len(sizes), **subset,
+                evaluation_share=round(sum(seconds[n] for n in sizes) / wall, 3))
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

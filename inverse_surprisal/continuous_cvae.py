@@ -19,7 +19,7 @@ from .heads import make_aux_head
 from .nn import (CVAEArchConfig, check_cvae_batch, posterior_and_prior,
                                   sample_continuation, sequence_nll, split_context)
 from .objective import CVAEOutput, ObjectiveConfig, cvae_objective
-from .views import ViewHead
+from .views import ViewHead, check_view_kappa
 
 # %% ../nbs/07_continuous_cvae.ipynb #648294ec
 def soft_clamp(v: Tensor, # any shape
@@ -69,8 +69,7 @@ class ContinuousCVAEConfig(CVAEArchConfig):
         self._check_ints('latent_dim', 'n_samples', 'n_components')
         if not isinstance(self.view_dim, int) or self.view_dim < 0:
             raise ValueError(f"view_dim must be an int >= 0 (0: no view), got {self.view_dim!r}")
-        if not (isinstance(self.view_kappa, (int, float)) and math.isfinite(self.view_kappa) and self.view_kappa >= 0):
-            raise ValueError(f"view_kappa must be a finite number >= 0 (0: no head on z), got {self.view_kappa!r}")
+        check_view_kappa(self.view_kappa, zero_ok=True)
         check_choice('prior', self.prior, ('conditional', 'standard', 'mixture'))
         if not self.max_logvar > 0:
             raise ValueError(f"max_logvar must be > 0, got {self.max_logvar!r}")

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['RUN_MARKER', 'atomic_open', 'atomic_write_bytes', 'check_writable_folder', 'same_file', 'check_outside_runs',
-           'exclusive_lock', 'remove_partial_writes', 'check_regular_file', 'file_digest']
+           'check_not_an_input', 'exclusive_lock', 'remove_partial_writes', 'check_regular_file', 'file_digest']
 
 # %% ../nbs/01a_files.ipynb #26eb796b
 import errno
@@ -75,6 +75,20 @@ def check_outside_runs(arg: str, # how the caller names the file, for the messag
         if (folder / RUN_MARKER).is_file():
             raise ValueError(f"{arg} {path} lies in the run directory {folder}, whose files are the run's "
                              "own (its log, configuration, checkpoints, caches, report): write it outside")
+    return Path(path)
+
+def check_not_an_input(arg: str, # how the caller names the file, for the message ('--out')
+                       path, # a file about to be written
+                       inputs: dict, # what the command (or the run) reads: its name -> a file or a folder ('' none)
+                      ) -> Path:
+    "Refuse a file that is one of `inputs`, or lies in an input folder (links followed): writing it would replace it."
+    real = Path(os.path.realpath(path))
+    for name, p in inputs.items():
+        if not p: continue
+        q = Path(os.path.realpath(p))
+        if real == q or q in real.parents:
+            raise ValueError(f"{arg} {path} is {'' if real == q else 'in '}{name} {p}, which is read, not written: "
+                             "choose another file")
     return Path(path)
 
 # %% ../nbs/01a_files.ipynb #60a86b08

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['TRAJECTORY_KEYS', 'GRID_PRESET', 'RELEASE', 'GRID_OVERRIDES', 'QUICK', 'DEMO_EPS', 'GridRun', 'experiment_grid',
-           'grid_config', 'grid_pieces', 'run_piece', 'exit_with_parent', 'run_grid', 'load_grid', 'main',
-           'real_text_grid', 'category_nmi', 'demo_runs', 'demo_table', 'demo_figure', 'weighting_demo']
+           'grid_config', 'grid_pieces', 'finished_piece', 'run_piece', 'exit_with_parent', 'run_grid', 'load_grid',
+           'main', 'real_text_grid', 'category_nmi', 'demo_runs', 'demo_table', 'demo_figure', 'weighting_demo']
 
 # %% ../nbs/09f_grid.ipynb #2edb80ce
 import argparse
@@ -126,28 +126,36 @@ def grid_pieces(runs: list, # GridRun
 TRAJECTORY_KEYS = ('step', 'information_gain', 'kl', 'nmi_joint', 'classes_with_own_code',
                    'probe_joint', 'code_contribution', 'decoder_vs_base', 'codes_used')
 
-def _finished(out: Path, run: GridRun, cfg: RunConfig) -> bool:
-    """Whether `run`'s results are in `out/results`, made with `cfg`; results made with other
-    settings are refused, naming the fields (where own data and its base model lie is not a setting:
-    a clone elsewhere reads the same results)."""
+def finished_piece(out: Path, run: GridRun,
+                   cfg: RunConfig=None, # the settings it must have been made with; None: any
+                  ) -> tuple: # (its record, its per-example columns), or None when it has not finished
+    """The one reader of a finished run in `out/results`, for every caller: its table checked against its record (the
+    rows and digest the record keeps, or, in a record without them, the held-out pairs its run evaluated) and, with
+    `cfg`, the settings against the record's, naming the fields (where own data and its base model lie is not a
+    setting: a clone elsewhere reads the same results)."""
     record, table = out / 'results' / f'{run.name}.json', out / 'results' / f'{run.name}.csv'
-    if not record.exists(): return False
+    if not record.exists(): return None
     try:
         rec = json.loads(record.read_text())
-        made, rows = stored_config(rec['config']), len(read_per_example(table)['b'])
+        made, per = stored_config(rec['config']), read_per_example(table)
         kept = rec.get('table')               # its rows and digest (records since 2026-12-05)
-        if kept and rows != kept['rows']:
-            raise ValueError(f"{table.name} holds {rows} rows where its record names {kept['rows']}")
+        expected = kept['rows'] if kept else rec['metrics'].get('n_heldout', made.n_eval)
+        if len(per['b']) != expected:
+            raise ValueError(f"{table.name} holds {len(per['b'])} rows where its record names {expected}")
         if kept and file_digest(table) != kept['sha256']:
             raise ValueError(f"{table.name} is not the table its record was written with (sha256)")
     except (ValueError, KeyError, TypeError, OSError) as e:
         raise RunDirectoryError(f"{record}: damaged results ({e}); delete {record.name} and "
                                 f"{table.name} to run it again") from None
-    if diff := [d for d in config_diff(made, cfg) if d.split(':')[0] not in INPUT_LOCATIONS]:
+    if cfg is not None and (diff := [d for d in config_diff(made, cfg) if d.split(':')[0] not in INPUT_LOCATIONS]):
         raise RunDirectoryError(f"{record}: the finished run was made with other settings "
                                 f"({'; '.join(diff)}); delete its results to run it again with "
                                 "these, or choose another --out")
-    return True
+    return rec, per
+
+def _finished(out: Path, run: GridRun, cfg: RunConfig) -> bool:
+    "Whether `run`'s results are in `out/results`, made with `cfg` (`finished_piece`)."
+    return finished_piece(out, run, cfg) is not None
 
 # %% ../nbs/09f_grid.ipynb #f027cc1a
 def _train_run(out: Path, run: GridRun, cfg: RunConfig, shared: Path=None,
@@ -291,10 +299,8 @@ def load_grid(out, # the grid's folder
              ) -> list: # the records of the finished runs, each with its `per_example` columns
     """The finished runs' records (summary, metrics, config) and per-example tables, in `runs`'
     order; results made with other settings are refused."""
-    out = Path(out)
-    return [dict(json.loads((out / 'results' / f'{r.name}.json').read_text()),
-                 per_example=read_per_example(out / 'results' / f'{r.name}.csv'))
-            for r in runs if _finished(out, r, grid_config(r, preset, overrides))]
+    pieces = [finished_piece(Path(out), r, grid_config(r, preset, overrides)) for r in runs]
+    return [dict(rec, per_example=per) for rec, per in filter(None, pieces)]
 
 # %% ../nbs/09f_grid.ipynb #ca912d75
 GRID_PRESET = 'demo' # the page's task and discovery settings, b = b* unless the run says learned

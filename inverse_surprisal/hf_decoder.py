@@ -63,8 +63,24 @@ class PretrainedDecoder(nn.Module):
             blocks[j].register_forward_pre_hook(partial(_add_z, self, j), with_kwargs=True)
         # during a pass: (where (N,t,1), {block: its entry (N,1,E)}, the first block's input computed before or None)
         self._z = None
+        self.head_apart = _head_apart(self.lm)
         self._set_trainable(train_layers)
         self.train()
+
+@torch.no_grad()
+def _head_apart(lm: nn.Module) -> bool:
+    """Whether `lm`'s logits are its output layer over its body's last hidden states (GPT-2, Llama, ...), so that a
+    pass may run the output layer on the positions it scores only; False for a model that changes them after
+    (soft-capping, a scale) or has no output layer to call."""
+    head, body, p = lm.get_output_embeddings(), lm.base_model, next(lm.parameters())
+    if head is None or body is lm: return False
+    ids, modes = torch.zeros(1, 2, dtype=torch.long, device=p.device), [m.training for m in lm.modules()]
+    lm.eval()
+    run = dict(input_ids=ids, attention_mask=torch.ones_like(ids), use_cache=False)
+    try: whole, apart = lm(**run).logits, head(body(**run)[0])
+    finally:
+        for m, mode in zip(lm.modules(), modes): m.training = mode
+    return whole.shape == apart.shape and bool(torch.equal(whole, apart))
 
 def _add_z(dec: PretrainedDecoder, j: int, block: nn.Module, args: tuple, kwargs: dict):
     """Forward pre-hook of block j: its entry of z added to the hidden states it reads, where z enters (the first block
@@ -204,9 +220,16 @@ def pair_nll(self: PretrainedDecoder,
         below, skip = below[i, s:], _skipped(blocks, range(self.z_first), form)
     ey = emb[i, s:] + (0 if self.z_first else where[..., None].to(emb.dtype) * self.z_proj(z)[c][:, None])
     if cache is not None: cache = _select_cache(cache, i)
+    tgt, ym = input_ids[i, s + 1:], y_mask[i, s + 1:]
     with self._z_in_blocks(where, z[c], below), skip:
-        logits = self.lm(inputs_embeds=ey, use_cache=False, **{name: cache}).logits
-    tok = F.pad(y_region_token_nll(logits, input_ids[i, s + 1:], y_mask[i, s + 1:]), (s + 1, 0))
+        if not self.head_apart: tok = y_region_token_nll(self.lm(inputs_embeds=ey, use_cache=False,
+                                                                 **{name: cache}).logits, tgt, ym)
+        else:       # the output layer on y's positions only (not on the context's or the padding's)
+            h = self.lm.base_model(inputs_embeds=ey, use_cache=False, **{name: cache})[0][ym]
+            nll = y_region_token_nll(self.lm.get_output_embeddings()(h)[None], tgt[ym][None],
+                                     torch.ones_like(ym[ym])[None])[0]
+            tok = nll.new_zeros(ym.shape).index_put(ym.nonzero(as_tuple=True), nll)
+    tok = F.pad(tok, (s + 1, 0))
     return tok.sum(-1), tok
 
 @patch

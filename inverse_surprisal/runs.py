@@ -18,6 +18,7 @@ from .clustering import (category_scores, classical_clusterings, embedding_kmean
                                           sentence_embeddings)
 from .config import RunConfig
 from .config_files import load_config
+from .files import check_not_an_input
 from .losses import fractional_gain
 from .continuous_cvae import ContinuousCVAE, prior_moments
 from .nn import posterior_and_prior
@@ -26,7 +27,7 @@ from .run_dir import CVAE_CKPT, check_run_inputs, check_trained_config, load_che
 from .score import check_table_path, write_table
 from .shared_discrete_cvae import SharedDiscreteCVAE
 from .text import TextPairs, batch_rows, collate, max_positions
-from .views import cached_views
+from .views import MINILM, cached_views
 from .train import Trainer
 
 # %% ../nbs/09e_runs.ipynb #57ec6081
@@ -179,6 +180,10 @@ def export_run(run, # a finished run directory, or `load_run`'s
     "Write the held-out pairs of a finished run as a table, a row per pair (`EXPORT_COLUMNS`)."
     out = check_table_path(out, overwrite)
     run = run if isinstance(run, OpenRun) else load_run(run, device)
+    d = run.trainer.data.cfg.data                        # what the run reads, its paths absolute: never the table
+    check_not_an_input('--out', out, {'data.path': d.path, 'data.base_model': d.base_model,
+                                      'data.tokenizer': d.tokenizer,
+                                      'data.view_encoder': '' if d.view_encoder == MINILM else d.view_encoder})
     cols = export_columns(run)
     return write_table(cols, out, {k: EXPORT_COLUMNS[k] for k in cols})
 
@@ -233,5 +238,10 @@ def categories_table(scores: dict, # `categories`'
                     ) -> str:
     "`categories`' figures as a fixed-width table, a row per clustering."
     head = f"{'clustering':22} {'NMI beyond x':>12} {'chance':>7} {'less chance':>11} {'AMI':>6} {'used':>5}"
-    return '\n'.join([head] + [f"{n:22} {s['nmi_beyond_x']:12.3f} {s['chance']:7.3f} {s['above_chance']:11.3f} "
-                               f"{s['ami']:6.3f} {s['used']:5d}" for n, s in scores.items()])
+    f = lambda v, w: f"{'n/a':>{w}}" if v is None else f"{v:{w}.3f}"
+    rows = [f"{n:22} {f(s['nmi_beyond_x'], 12)} {f(s['chance'], 7)} {f(s['above_chance'], 11)} {s['ami']:6.3f} "
+            f"{s['used']:5d}" for n, s in scores.items()]
+    if any(s['nmi_beyond_x'] is None for s in scores.values()):
+        rows.append("n/a: each held-out x has one category (every x differs, say): nothing is left to judge beyond x, "
+                    "and AMI judges each clustering with what x tells too")
+    return '\n'.join([head] + rows)

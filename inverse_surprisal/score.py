@@ -20,7 +20,8 @@ from .cache import BaseSurprisalCache, _fingerprints, _flat_of, build_cache, sco
 from .cache_file import StaleCacheError
 from .checks import check_choice
 from .distributed import default_device, dist_info
-from .files import atomic_open, check_outside_runs, check_writable_folder, same_file
+from .files import (atomic_open, check_not_an_input, check_outside_runs, check_writable_folder,
+                                     same_file)
 from .reference import FrozenBaseModel
 from .text import (TextPairs, check_vocabulary, load_causal_lm, load_tokenizer,
                                     max_positions, read_pairs)
@@ -140,10 +141,13 @@ def score_file(data, # the (x, y) pairs: a .jsonl, .csv or .parquet file, or a d
     "Score every pair of a file with a frozen base model into a table in the file's order."
     check_choice('dtype', dtype, DTYPES)
     out, path = check_table_path(out, overwrite), Path(cache or Path(out).with_suffix('.iscache'))
+    check_outside_runs('--cache', path)                      # a run's own cache of b is its own
     named = dict(data=Path(data), out=out, cache=path)
     for a, b in (('out', 'data'), ('out', 'cache'), ('cache', 'data')):      # what is written is not read
         if same_file(named[a], named[b]):
             raise ValueError(f"--{a} {named[a]} is also --{b}: writing it would replace --{b}; choose another file")
+    reads = {'--base-model': base_model, '--tokenizer': tokenizer or ''}       # nor is a file in their folders
+    for arg, p in (('--out', out), ('--cache', path)): check_not_an_input(arg, p, reads)
     pairs = read_pairs(data, x_key, y_key)
     device = torch.device(device) if device is not None else default_device()
     base = FrozenBaseModel(load_causal_lm(base_model).to(device, getattr(torch, dtype)))

@@ -25,7 +25,7 @@ from .objective import (CVAEOutput, ObjectiveConfig, aux_term, beta_at, cvae_obj
 from .reference import eval_mode
 from .support import class_nll_on_support, pair_class_nll, posterior_support
 from .text import batch_rows
-from .views import ViewHead
+from .views import ViewHead, check_view_kappa
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #f3019a5a
 @dataclass
@@ -78,9 +78,9 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
                              f"estimator={self.estimator!r} and code_sizes={self.code_sizes!r}")
         if self.class_maps and self.aux_head != 'alignment':
             raise ValueError("class_maps needs aux_head='alignment'")
-        if not isinstance(self.view_dim, int) or self.view_dim < 0 or not self.view_kappa > 0:
-            raise ValueError(f"view_dim must be an int >= 0 and view_kappa > 0, got {self.view_dim!r} and "
-                             f"{self.view_kappa!r}")
+        if not isinstance(self.view_dim, int) or self.view_dim < 0:
+            raise ValueError(f"view_dim must be an int >= 0, got {self.view_dim!r}")
+        check_view_kappa(self.view_kappa)
         for name, delta in (('support_delta', self.support_delta), ('encoder_delta', self.encoder_delta)):
             if not (isinstance(delta, (int, float)) and 0 <= delta < 1):
                 raise ValueError(f"{name} must be in [0, 1), got {delta!r}")

@@ -44,6 +44,9 @@ def _pair(rec, x_key: str, y_key: str, where: str, label_key: str='') -> tuple:
     if isinstance(rec[label_key], bool) or not isinstance(rec[label_key], (str, int)):
         raise ValueError(f"{where}: {label_key!r} must be a string or an int (a category), got "
                          f"{type(rec[label_key]).__name__}")
+    if isinstance(rec[label_key], str) and not rec[label_key].strip():   # an empty CSV cell, a null's stand-in
+        raise ValueError(f"{where}: {label_key!r} is empty: every pair needs its category (a missing one is "
+                         "refused in every format)")
     return x, y, rec[label_key]
 
 # %% ../nbs/03a_text.ipynb #e3c0c5c4

@@ -8,11 +8,13 @@ __all__ = ['Trainer', 'cvae_lr_factor']
 # %% ../nbs/09b_train.ipynb #1b96bdc9
 import json
 import math
+import random
 import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
 
+import numpy as np
 import torch
 from fastcore.basics import patch
 import torch.distributed as dist
@@ -26,7 +28,7 @@ from .config import RunConfig, start_classes
 from .config_files import save_config, stored_form
 from .data import DataError, OwnData, TaskData
 from .distributed import (batch_indices, ddp_wrap, default_device, dist_info, global_mean,
-                                           on_rank0)
+                                           length_buckets, on_rank0)
 from .files import atomic_write_bytes
 from .objective import ObjectiveConfig, matched_objective, objective_at
 from .reference import FrozenBaseModel
@@ -61,6 +63,7 @@ class Trainer:
         # configuration with absolute paths)
         self.data = (OwnData if cfg.data.path else TaskData)(cfg, self.device, self.rank)
         self.cfg, self.train_set, self.eval_set = self.data.cfg, self.data.train_set, self.data.eval_set
+        self._buckets = None   # the training pairs by length (`data.length_buckets`), made when the run starts
         start, n_codes = self.cfg.start.codes, start_classes(self.cfg.model)
         if start in ('mixture', 'kmeans') and len(self.train_set) < n_codes:   # it clusters them into the codes
             raise DataError(f"{len(self.train_set)} training pairs, fewer than the {n_codes} codes "
@@ -96,6 +99,8 @@ def _fit(self: Trainer, resume: bool) -> dict:
     if start: self.log.tensorboard_from_log()
     t0 -= spent
     ddp, data = ddp_wrap(model, self.device), self.data.tensors(self.train_set, b['train'])
+    k = min(cfg.data.length_buckets, len(self.train_set))          # at most one bucket a pair
+    self._buckets = length_buckets(data['attention_mask'].sum(1).cpu(), k) if k else None
     if cfg.start.codes != 'none':   # the start, a function of the training set and the seed
         data['start_code'] = start_codes(data['input_ids'], data['y_mask'], start_classes(cfg.model),
                                          cfg.start, cfg.seed, data.get('y_view')).to(self.device)
@@ -213,6 +218,8 @@ def _start_cvae(self: Trainer, resume: bool,
     cfg, path = self.cfg, self.out / CVAE_CKPT
     model = self.seeded_cvae(b)
     gen = torch.Generator().manual_seed(cfg.seed + 2)
+    # Python's and numpy's streams, which a checkpoint records beside torch's: the same in every run of one seed
+    random.seed(cfg.seed); np.random.seed(cfg.seed)
     opt = self.data.optimizer(model)
     if not (resume and path.exists()): return model, opt, gen, 0, [], 0.0
     try: c = load_checkpoint(path)
@@ -245,7 +252,7 @@ def _set_lr(opt: torch.optim.Optimizer, factor: float):
 def _batch(self: Trainer, data: dict, gen: torch.Generator, step: int) -> dict:
     "A batch's rows that `gen` draws from `data` (this process's share), with the start's settings at `step`."
     i = batch_indices(gen, len(data['input_ids']), self.cfg.batch_size, self.rank,
-                      self.world).to(self.device)
+                      self.world, self._buckets).to(self.device)
     rows = batch_rows(data, i)
     # a start's classes stand for the E-step's posterior for its first steps (`start_codes`)
     if step >= self.cfg.start.steps: rows.pop('start_code', None)
@@ -324,8 +331,10 @@ def _split(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer,
 def _evaluate_and_save(self: Trainer, model: nn.Module, opt: torch.optim.Optimizer,
                        gen: torch.Generator, b: dict, evals: list, step: int, t0: float):
     """Evaluate after `step` steps and log it; rank 0 then checkpoints all a resumed run needs:
-    model, optimiser, the batch generator's state, the evaluations and the wall time."""
-    evals.append(dict(self.data.evaluate(model, b['eval'], b['base_mean'], step),
+    model, optimiser, the batch generator's state, the evaluations and the wall time. Before the last step, own data
+    with `data.eval_subset` reads that many of its held-out pairs."""
+    sub = dict(n=self.cfg.data.eval_subset) if self.cfg.data.eval_subset and step < self.cfg.steps else {}
+    evals.append(dict(self.data.evaluate(model, b['eval'], b['base_mean'], step, **sub),
                       wall_seconds=time.perf_counter() - t0))
     self.log.evaluation(evals[-1])
     if self.rank == 0:

@@ -170,6 +170,42 @@ def test_own_categories_judge_the_code_and_training_never_reads_them(saved, tmp_
     held = [json.loads(line) for line in (tmp_path / 'held.jsonl').read_text().splitlines()]
     assert all(h['category'] == rows[h['pair']]['topic'] for h in held) and len(held) > 20
 
+def test_a_runs_own_files_and_inputs_are_never_a_destination(saved, tmp_path):
+    "score --cache into a run, export --out onto the run's own pairs (with --overwrite): refused, every byte kept."
+    pairs = tmp_path / 'pairs.jsonl'; shutil.copy(saved / 'pairs.jsonl', pairs)
+    own_run(saved, tmp_path / 'run', pairs)
+    before = {p: p.read_bytes() for p in [pairs, *(tmp_path / 'run').glob('*.iscache')]}
+    refused(run(*CLI, 'score', '--data', pairs, '--base-model', saved / 'base', '--out', tmp_path / 'b.jsonl',
+                '--cache', tmp_path / 'run' / 'base_train.iscache', check=False), 'lies in the run directory')
+    refused(run(*CLI, 'export', tmp_path / 'run', '--out', pairs, '--overwrite', '--device', 'cpu', check=False),
+            f'is data.path {pairs}', 'which is read, not written')
+    assert {p: p.read_bytes() for p in before} == before and len(before) == 3
+    run(*CLI, 'report', tmp_path / 'run')                               # the run still opens
+
+def test_categories_when_every_x_differs(saved, tmp_path):
+    "Nothing is left beyond x: report and export say so beside AMI, write their files whole and exit 0."
+    g, sets = np.random.default_rng(2), [['cat', 'dog', 'sat', 'ran'], ['red', 'blue', 'big', 'small']]
+    rows = [dict(x=f'item {i}', y=' '.join(g.choice(sets[i % 2], 4)), topic=['animal', 'colour'][i % 2])
+            for i in range(80)]
+    (tmp_path / 'own.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in rows))
+    own_run(saved, tmp_path / 'run', tmp_path / 'own.jsonl', None, '--set', 'data.label_key=topic')
+    res = run(*CLI, 'report', tmp_path / 'run')
+    assert 'nothing is left to judge beyond x' in res.stdout and 'n/a' in (tmp_path / 'run' / 'report.md').read_text()
+    res = run(*CLI, 'export', tmp_path / 'run', '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
+    assert 'nothing is left to judge beyond x' in res.stdout
+    assert len((tmp_path / 'held.jsonl').read_text().splitlines()) == 20
+
+@pytest.mark.parametrize('text, extra, words', [
+    ('x,y,topic\nthe cat,sat,animal\na dog,ran,\n', [], ["line 3: 'topic' is empty"]),
+    ('x,y,topic\nthe cat,sat,animal\n', ['--set', 'data.label_key=y'], ["label_key='y' names the y column"]),
+])
+def test_a_missing_or_borrowed_category_is_refused_before_any_work(saved, tmp_path, text, extra, words):
+    "An empty category cell (a null in any format) and a category column that is x or y: refused, nothing written."
+    (tmp_path / 'own.csv').write_text(text)
+    refused(own_run(saved, tmp_path / 'r', tmp_path / 'own.csv', None, '--set', 'data.label_key=topic', *extra,
+                    check=False), *words)
+    assert not (tmp_path / 'r').exists()
+
 # 6. data files read strictly
 
 @pytest.mark.parametrize('text, message', [

@@ -144,6 +144,10 @@ def test_same_seed_same_numbers_in_new_processes(tmp_path):
     run(*CLI, 'train', *DEMO_SHORT, '--out', tmp_path / 'killed', '--resume', env=env)
     first = [without_wall(r) for r in records(tmp_path / 'first')]
     assert len(first) == 8 + 2 and [r['phase'] for r in first].count('eval') == 2
+    from inverse_surprisal.run_dir import load_checkpoint
+    rng = [load_checkpoint(tmp_path / name / 'cvae.safetensors')['rng'] for name in ('first', 'second')]
+    same = lambda k: torch.equal(torch.as_tensor(rng[0][k]), torch.as_tensor(rng[1][k]))
+    assert rng[0].keys() == rng[1].keys() and all(map(same, rng[0])), 'every stream a checkpoint records: one state'
     for name in ('second', 'killed'):
         assert [without_wall(r) for r in records(tmp_path / name)] == first, name
         assert dict(phase='eval', **without_wall(json.loads((tmp_path / name / 'metrics.json').read_text()))) == first[-1], name

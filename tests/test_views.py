@@ -53,7 +53,7 @@ def test_a_run_with_the_embedding_view(saved, corpus, tmp_path):
     views = out / 'views.safetensors'
     texts = {json.loads(line)['y'] for line in (corpus / 'topics.jsonl').read_text().splitlines()}
     with safe_open(views, 'pt') as f: assert f.get_tensor('embeddings').shape == (len(texts), 16)   # each text once
-    assert any(k.startswith('view encoder') for k in json.loads((out / 'inputs.json').read_text()))
+    assert 'view encoder' in json.loads((out / 'inputs.json').read_text())
     metrics = json.loads((out / 'metrics.json').read_text())
     assert all(np.isfinite(metrics[k]) for k in ('kl', 'recon_nll', 'code_contribution'))
     stamp = views.stat().st_mtime_ns
@@ -64,6 +64,11 @@ def test_a_run_with_the_embedding_view(saved, corpus, tmp_path):
     held = [json.loads(line) for line in (tmp_path / 'held.jsonl').read_text().splitlines()]
     assert len(held) == metrics['n_heldout'] and {h['code'] for h in held} <= {0, 1, 2}
     assert views.stat().st_mtime_ns == stamp                              # read back, never embedded again
+    import shutil                                    # the encoder moved (the same bytes), its setting pointed there
+    shutil.copytree(corpus / 'encoder', tmp_path / 'moved_encoder')
+    cfg = json.loads((out / 'config.json').read_text()); cfg['data']['view_encoder'] = str(tmp_path / 'moved_encoder')
+    (out / 'config.json').write_text(json.dumps(cfg))
+    assert table in run(*CLI, 'report', out).stdout                      # opens, and judges as before
     again = tmp_path / 'again'
     view_run(saved, corpus, again, '--set', 'start.codes=view_kmeans', '--set', 'data.label_key=topic')
     a, b = weights(out), weights(again)
@@ -91,11 +96,24 @@ def test_averaged_means_resume_exactly(saved, corpus, tmp_path):
      'model.view_kappa weighs the embedding view: it needs data.view_encoder'),
     (['--set', 'data.view_encoder=', '--set', 'start.codes=view_kmeans'], "start.codes='view_kmeans'"),
     (['--set', 'data.view_encoder=nowhere'], "expected 'minilm' or a folder"),
+    (['--set', 'model.view_kappa=1e40'], 'view_kappa must be a number in (0, 1e+06]'),
+    (['--set', 'model.family=continuous', '--set', 'model.view_kappa=1e40'],
+     'view_kappa must be a number in [0, 1e+06]'),
 ])
 def test_view_settings_that_do_not_go_together(saved, corpus, tmp_path, args, message):
     res = view_run(saved, corpus, tmp_path / 'r', *args, check=False)
     assert res.returncode == 2 and 'Traceback' not in res.stderr and message in res.stderr, res.stderr[-2000:]
     assert not (tmp_path / 'r' / 'metrics.jsonl').exists()
+
+def test_an_encoder_folder_that_cannot_embed_is_refused_before_the_run(saved, corpus, tmp_path):
+    "Its config alone, or its weights without a tokenizer: refused in one line before the run's folder is made."
+    import shutil
+    for name, files in (('config_only', ['config.json']), ('no_tokenizer', ['config.json', 'model.safetensors'])):
+        d = tmp_path / name; d.mkdir()
+        for f in files: shutil.copy(corpus / 'encoder' / f, d)
+        res = view_run(saved, corpus, tmp_path / f'r_{name}', '--set', f'data.view_encoder={d}', check=False)
+        assert res.returncode == 2 and 'Traceback' not in res.stderr and 'no tokenizer there' in res.stderr, res.stderr
+        assert not (tmp_path / f'r_{name}').exists()
 
 def test_the_continuous_family_reads_the_view(saved, corpus, tmp_path):
     """The continuous family's posterior reads y's sentence embedding and a head on z predicts it: trained, with its
