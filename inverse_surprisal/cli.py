@@ -251,9 +251,11 @@ def _export(a) -> Path:
     "`export`: the held-out pairs of a finished run, one row each (and its codes judged by their categories)."
     check_table_path(a.out, a.overwrite)                    # refused before the run is opened
     run = load_run(a.run, _device_from_args(a))
-    out = export_run(run, a.out, a.overwrite)
+    cols = {}
+    out = export_run(run, a.out, a.overwrite, columns=cols)
     print(f"held-out pairs of {Path(a.run).resolve()}: {out.resolve()}")
-    if run.config.data.label_key: print(categories_table(categories(run)))
+    # the codes judged as exported, from the same held-out pass (the continuous family's: k-means on its means)
+    if run.config.data.label_key: print(categories_table(categories(run, code=cols.get('code'))))
     return out
 
 # %% ../nbs/09g_cli.ipynb #f5ad2383

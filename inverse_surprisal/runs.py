@@ -176,6 +176,7 @@ def export_run(run, # a finished run directory, or `load_run`'s
                out, # the table: a .parquet, .jsonl or .csv file
                overwrite: bool=False, # replace `out` when it is there
                device=None, # where the model runs; default: CUDA when available, else the CPU
+               columns: dict=None, # when given, filled with the table's columns (the discrete `code` among them)
               ) -> Path:
     "Write the held-out pairs of a finished run as a table, a row per pair (`EXPORT_COLUMNS`)."
     out = check_table_path(out, overwrite)
@@ -185,6 +186,7 @@ def export_run(run, # a finished run directory, or `load_run`'s
                                       'data.tokenizer': d.tokenizer,
                                       'data.view_encoder': '' if d.view_encoder == MINILM else d.view_encoder})
     cols = export_columns(run)
+    if columns is not None: columns.update(cols)
     return write_table(cols, out, {k: EXPORT_COLUMNS[k] for k in cols})
 
 # %% ../nbs/09e_runs.ipynb #232ae390
@@ -215,6 +217,7 @@ def categories(run: OpenRun, # `load_run`'s: an own-data run whose data names `l
                # embedding k-means' encoder folder; 'minilm': all-MiniLM-L6-v2 if installed; None: none; 'run': the
                # run's own embedding view (data.view_encoder, its cached embeddings) when it has one, else 'minilm'
                encoder='run',
+               code=None, # (n,) the discrete family's held-out codes already computed (`export_run`'s); None: encoded
               ) -> dict: # name ('code', then each clustering) -> `category_scores`
     """The held-out codes (the continuous family: k-means on the held-out posterior means, fitted to the training
     pairs' means, one cluster per component of `n_components`) and the classical clusterings of the same targets
@@ -222,7 +225,9 @@ def categories(run: OpenRun, # `load_run`'s: an own-data run whose data names `l
     data = run.trainer.data
     if getattr(data, 'eval_labels', None) is None:
         raise ValueError("the run's data names no category: train with --set data.label_key=COLUMN")
-    if isinstance(run.model, SharedDiscreteCVAE): name, code, k = 'code', encode(run)['code'], run.model.cfg.n_joint
+    if isinstance(run.model, SharedDiscreteCVAE):
+        name, k = 'code', run.model.cfg.n_joint
+        code = encode(run)['code'] if code is None else torch.as_tensor(code)
     else: name, code, k = 'latent_kmeans', latent_kmeans(run.trainer), run.model.cfg.n_components
     if encoder == 'run' and data.view_folder is not None:      # k-means on the embeddings the code was shown
         encoder = lambda texts: cached_views(texts, data.view_folder, run.trainer.out / 'views.safetensors')
