@@ -1,14 +1,14 @@
-"""A training step of the `text` preset (16 codes, EM, the base's copy with z in every block, batch 32) against one plain
+"""A training step of the `text` preset's CVAE (16 codes, EM, the base's copy as decoder, batch 32) against one plain
 fine-tuning step of the same base on the same batch (forward, backward and Adam, no z): milliseconds per step and the
 ratio, with the decoder's gradient through every class (`model.support_delta=0`, one pass), on the support of q* only
 (`support_delta=1e-3`: every class's values without gradient, then the classes holding 1 - 1e-3 of q*), and the same
-with z in the copy's top block only (`decoder_z_layers=1`: its lower block runs once per pair), for a short context (3
-tokens, as the real-text probe's x) and a long one (40), y 20 tokens, and the short context with y of 4 to 20 tokens,
-right-padded as a batch of real pairs is (`ragged`: the padding and the context are no y, and the copy's output layer
-runs on y's positions only); a 2-layer d=64 GPT-2 over 2 000 tokens as the probe's base. A fresh CVAE's z path is
-zero, so every code is one function and q* is the prior; here the z path gets random weights (std 0.3), so that the
-codes differ as after training, and beta is 0.5, which puts q* where the real-text probe's runs have it:
-`support_classes` codes of 16 hold 1 - 1e-3 of it (5.6 here; 4.2-5.7 in the probe's runs, their training logs and
+with z in the copy's top block only (`decoder_z_layers=1`, the preset's step: its lower block runs once per pair), for
+a short context (3 tokens, as the real-text probe's x) and a long one (40), y 20 tokens, and the short context with y
+of 4 to 20 tokens, right-padded as a batch of real pairs is (`ragged`: the padding and the context are no y, and the
+copy's output layer runs on y's positions only); a 2-layer d=64 GPT-2 over 2 000 tokens as the probe's base. A fresh
+CVAE's z path is zero, so every code is one function and q* is the prior; here the z path gets random weights (std
+0.3), so that the codes differ as after training, and beta is 0.5, which puts q* where the real-text probe's runs have
+it: `support_classes` codes of 16 hold 1 - 1e-3 of it (5.6 here; 4.2-5.7 in the probe's runs, their training logs and
 experiments/probe_candidates.py), at `q_star_kl` nats from the prior (2.25 here; the runs' held-out KL 1.8-2.1). Beta
 weighs nothing else in the step's work.
 Interleaved repeats, medians. Prints one JSON object."""

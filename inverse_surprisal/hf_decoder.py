@@ -18,6 +18,7 @@ from fastcore.basics import patch
 from torch import Tensor, nn
 
 from .nn import logits_y_nll, y_region_token_nll, z_positions
+from .reference import eval_mode
 
 # %% ../nbs/05a_hf_decoder.ipynb #36d1fbac
 def transformer_blocks(lm: nn.Module, # a causal LM
@@ -74,12 +75,9 @@ def _head_apart(lm: nn.Module) -> bool:
     (soft-capping, a scale) or has no output layer to call."""
     head, body, p = lm.get_output_embeddings(), lm.base_model, next(lm.parameters())
     if head is None or body is lm: return False
-    ids, modes = torch.zeros(1, 2, dtype=torch.long, device=p.device), [m.training for m in lm.modules()]
-    lm.eval()
+    ids = torch.zeros(1, 2, dtype=torch.long, device=p.device)
     run = dict(input_ids=ids, attention_mask=torch.ones_like(ids), use_cache=False)
-    try: whole, apart = lm(**run).logits, head(body(**run)[0])
-    finally:
-        for m, mode in zip(lm.modules(), modes): m.training = mode
+    with eval_mode(lm): whole, apart = lm(**run).logits, head(body(**run)[0])
     return whole.shape == apart.shape and bool(torch.equal(whole, apart))
 
 def _add_z(dec: PretrainedDecoder, j: int, block: nn.Module, args: tuple, kwargs: dict):

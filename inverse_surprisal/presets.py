@@ -44,16 +44,16 @@ PRESETS = {
     # WordNet and Debian, seed 0; with q* +1.68 and +1.85, medians of seeds 0-4; q*'s code beats
     # TF-IDF k-means and a mixture of unigrams on WordNet on every seed, not k-means on Debian;
     # experiments/probe_real_text.py, the own-data page). z as a prefix, as those were measured. The
-    # decoder is the base's own copy with z in every block (decoder_z='every'): l0 == b at step 0, so
+    # decoder is the base's own copy with z entering its blocks (decoder_z='every'): l0 == b at step 0, so
     # b - l is the CVAE against its base, not a fresh decoder catching up with an undertrained base or
-    # losing to a trained one (on Debian's base trained to its plateau a fresh decoder ends 8.99 nats a
-    # pair below it, seed 0; the copy 1.99 and 2.00 above both corpora's, 0.60 and 0.72 of it the
-    # code's, twice what z at its embeddings alone gives; medians of 5 seeds: the own-data page).
-    # A step takes the decoder's gradient on the codes holding 1 - 1e-3 of q* only (support_delta), every code's
-    # value without it, and z enters the copy's top block only (decoder_z_layers=1, the blocks below run once per
-    # pair); a batch is drawn from one of 8 buckets of the pairs by length (data.length_buckets), and the evaluations
-    # before the last read 512 held-out pairs (data.eval_subset). Issue 79's measurements: the probe's support arms
-    # (seeds 0-2, both corpora) and the timed command (text_preset_30k_c16*.json), both on the own-data page
+    # losing to a trained one (with z in every block, on Debian's base trained to its plateau a fresh decoder
+    # ends 8.99 nats a pair below it, seed 0; the copy 1.99 and 2.00 above both corpora's, 0.60 and 0.72 of it
+    # the code's, twice what z at its embeddings alone gives; medians of 5 seeds: the own-data page).
+    # Since issue 79, z enters the copy's top block only (decoder_z_layers=1: the blocks below run once per
+    # pair), a step takes the decoder's gradient on the codes holding 1 - 1e-3 of q* only (support_delta), a
+    # batch comes from one of 8 buckets of the pairs by length (data.length_buckets), and the evaluations before
+    # the last read 512 held-out pairs (data.eval_subset): measured by the probe's support arms (seeds 0-2, both
+    # corpora) and the timed command (text_preset_30k_c16*.json), both on the own-data page
     'text': dict(base=dict(source='pretrained'), steps=400, eval_every=100, batch_size=32, lr=3e-3,
                  start=dict(codes='mixture', steps=100), data=dict(eval_subset=512, length_buckets=8),
                  model=dict(code_sizes=(8,), estimator='em', posterior_encoder='transformer',
