@@ -11,6 +11,8 @@ CVAE's z path is zero, so every code is one function and q* is the prior; here t
 it: `support_classes` codes of 16 hold 1 - 1e-3 of it (5.6 here; 4.2-5.7 in the probe's runs, their training logs and
 experiments/probe_candidates.py), at `q_star_kl` nats from the prior (2.25 here; the runs' held-out KL 1.8-2.1). Beta
 weighs nothing else in the step's work.
+The output layer's NLL with gradient (`linear_nll`, 4 096 rows of 2 000 tokens): its logits taken again in the backward
+against kept whole (`F.cross_entropy`), at widths on both sides of `RECOMPUTE_WIDTH`.
 Interleaved repeats, medians. Prints one JSON object."""
 import json, statistics, time
 
@@ -18,6 +20,7 @@ import torch, transformers
 
 from inverse_surprisal.config import build_model, make_config
 from inverse_surprisal.hf_decoder import PretrainedDecoder
+from inverse_surprisal.losses import RECOMPUTE_WIDTH, _LinearNLL
 
 BATCH, C, Y, V, REPEATS, STEPS = 32, 16, 20, 2000, 5, 3
 
@@ -75,9 +78,22 @@ def support(arm) -> tuple:
     prior = o.extras['log_p'][0]
     return o.extras['support_size'].float().mean().item(), (q.exp() * (q - prior)).sum(1).mean().item()
 
+def ms_output_layer(width: int) -> dict:
+    "Milliseconds of the output layer's NLL, forward and backward: its logits taken again, and kept whole."
+    torch.manual_seed(0)
+    h, lin = torch.randn(4096, width, requires_grad=True), torch.nn.Linear(width, V, bias=False)
+    t = torch.randint(0, V, (4096,))
+    arms = dict(again=lambda: _LinearNLL.apply(h, lin.weight, None, t, 256),
+                kept=lambda: torch.nn.functional.cross_entropy(lin(h), t, reduction='none'))
+    times = {k: [] for k in arms}
+    for _ in range(REPEATS + 1):
+        for k, f in arms.items():
+            start = time.perf_counter(); f().sum().backward(); times[k].append(1000 * (time.perf_counter() - start))
+    return {f'linear_nll_ms_{k}_width{width}': statistics.median(v[1:]) for k, v in times.items()}
+
 def main():
     torch.set_num_threads(1)
-    res = {}
+    res = {k: v for w in (RECOMPUTE_WIDTH // 2, RECOMPUTE_WIDTH, 2 * RECOMPUTE_WIDTH) for k, v in ms_output_layer(w).items()}
     contexts = (('short_context', 3, False), ('long_context', 40, False), ('ragged_short_context', 3, True))
     for name, x_len, ragged in contexts:
         arms = dict(exact=setup(x_len, 0.0, ragged=ragged), support=setup(x_len, 1e-3, ragged=ragged),

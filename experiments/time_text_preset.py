@@ -14,8 +14,13 @@ With --set KEY=VALUE (repeatable) and --tag NAME, the command with those setting
 text_preset_30k_NAME.json (issue 79: 16 codes, the decoder's gradient on q*'s support, the encoder's candidates); each
 such record also times one held-out evaluation of the finished run again (the run opened, `evaluate` on its held-out
 pairs) and gives the evaluations' share of the wall time as that times the number the run made.
+With --corpus debian-long (issue 79's longer targets): x = a Debian package's synopsis, y = the first paragraph of its
+long description (Debian bookworm's Translation-en, which `apt-get update -o Acquire::Languages=en` fetches into
+/var/lib/apt/lists), cut at a word boundary to at most 40 tokens of a byte-level BPE trained on those texts and kept
+when 30 tokens or more; the base is trained on the same pairs (as the issue's user did), the records are
+text_preset_debian_long_30k*.json.
 Usage: python experiments/time_text_preset.py [--pairs N] [--out DIR] [--prepare-only] [--view | --text-view]
-                                           [--set KEY=VALUE ... --tag NAME]"""
+                                           [--corpus wordnet|debian-long] [--set KEY=VALUE ... --tag NAME]"""
 import argparse, json, subprocess, sys, time
 from pathlib import Path
 
@@ -38,6 +43,44 @@ def prepare(work: Path, n: int):
     other = [(r['x'], r['y']) for r in recs[n:]]
     train_base(other, train_tokenizer(other, vocab=4000, min_frequency=2), work / 'base', positions=96, width=96,
                layers=3, steps=1000, every=250)
+
+TRANSLATIONS = '/var/lib/apt/lists/deb.debian.org_debian_dists_bookworm_main_i18n_Translation-en.lz4'
+
+def debian_long_rows() -> list:
+    "(synopsis, first paragraph of the long description) of every package with a distinct first paragraph."
+    text = subprocess.run(['/usr/lib/apt/apt-helper', 'cat-file', TRANSLATIONS], capture_output=True, text=True,
+                          check=True).stdout
+    rows, seen = [], set()
+    for block in text.split('\n\n'):
+        lines = block.splitlines()
+        k = next((i for i, l in enumerate(lines) if l.startswith('Description-en: ')), None)
+        if k is None: continue
+        para = []
+        for line in lines[k + 1:]:
+            if not line.startswith(' ') or line.strip() == '.': break
+            para.append(line.strip())
+        y = ' '.join(para)
+        if y and y not in seen: seen.add(y); rows.append((lines[k][len('Description-en: '):].strip(), y))
+    return rows
+
+def prepare_debian_long(work: Path, n: int, short: int=30, long: int=40):
+    "pairs.jsonl: n pairs whose y is `short` to `long` tokens (cut at a word); base/: a 3-layer GPT-2 trained on them."
+    work.mkdir(parents=True, exist_ok=True)
+    if (work / 'base' / 'config.json').exists(): return
+    rows = debian_long_rows()
+    tok = train_tokenizer(rows, vocab=4000, min_frequency=2)
+    size, pairs = lambda words: len(tok(' '.join(words))['input_ids']), []
+    for x, y in rows:
+        words, lo, hi = y.split(), 0, len(y.split())          # the most words within `long` tokens: a search
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if size(words[:mid]) <= long else (lo, mid - 1)
+        if size(words[:lo]) >= short: pairs.append((x, ' '.join(words[:lo])))
+    if len(pairs) < n: raise SystemExit(f'only {len(pairs)} pairs of {short}-{long} tokens, asked for {n}')
+    order = torch.randperm(len(pairs), generator=torch.Generator().manual_seed(1)).tolist()[:n]
+    pairs = [pairs[i] for i in order]
+    (work / 'pairs.jsonl').write_text(''.join(json.dumps(dict(x=x, y=y)) + '\n' for x, y in pairs))
+    train_base(pairs, tok, work / 'base', positions=128, width=96, layers=3, steps=1000, every=250)
 
 def evaluation_share(run: Path, wall: float) -> dict:
     """One held-out evaluation of the finished run timed again (and one of the first `data.eval_subset` pairs, where the
@@ -62,6 +105,7 @@ def main():
     ap.add_argument('--prepare-only', action='store_true', help='make the pairs and the base model, time nothing')
     ap.add_argument('--view', action='store_true', help='with the embedding view (data.view_encoder=minilm)')
     ap.add_argument('--text-view', action='store_true', help='with --preset text-view')
+    ap.add_argument('--corpus', default='wordnet', choices=('wordnet', 'debian-long'), help='the pairs and their base')
     ap.add_argument('--set', action='append', default=[], help="a setting added to the command, as train's --set")
     ap.add_argument('--tag', help='the record\'s name with --set: text_preset_30k_TAG.json')
     a = ap.parse_args()
@@ -70,13 +114,15 @@ def main():
     view = ['--set', 'data.view_encoder=minilm'] if a.view else ['--preset', 'text-view'] if a.text_view else []
     view += [x for kv in a.set for x in ('--set', kv)]
     suffix = '_view' if a.view else '_text_view' if a.text_view else f'_{a.tag}' if a.tag else ''
-    record = Path(a.out) / 'results' / f"text_preset_{a.pairs // 1000}k{suffix}.json"
+    name = f"text_preset_{'' if a.corpus == 'wordnet' else 'debian_long_'}{a.pairs // 1000}k"
+    record = Path(a.out) / 'results' / f"{name}{suffix}.json"
     if record.exists() and not a.prepare_only: print(record.read_text()); return
-    work = Path(a.out) / 'work' / f'text_preset_{a.pairs // 1000}k'
-    prepare(work, a.pairs)
+    work = Path(a.out) / 'work' / name
+    (prepare if a.corpus == 'wordnet' else prepare_debian_long)(work, a.pairs)
     if a.prepare_only: return
     y_tokens = [len(it['input_ids']) for it in TextPairs(read_pairs(work / 'pairs.jsonl'),
-                transformers.AutoTokenizer.from_pretrained(work / 'base'), 96, 'drop')]
+                transformers.AutoTokenizer.from_pretrained(work / 'base'),
+                                      transformers.AutoConfig.from_pretrained(work / 'base').n_positions, 'drop')]
     def timed(with_view: bool) -> tuple: # (wall seconds, run folder) of the documented command
         run = work / f"run_{int(time.time())}{suffix if with_view else ''}"
         t0 = time.perf_counter()

@@ -17,6 +17,7 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 from torch import Tensor, nn
 
+from .losses import linear_nll
 from .nn import logits_y_nll, y_region_token_nll, z_positions
 from .reference import eval_mode
 
@@ -224,8 +225,9 @@ def pair_nll(self: PretrainedDecoder,
                                                                  **{name: cache}).logits, tgt, ym)
         else:       # the output layer on y's positions only (not on the context's or the padding's)
             h = self.lm.base_model(inputs_embeds=ey, use_cache=False, **{name: cache})[0][ym]
-            nll = y_region_token_nll(self.lm.get_output_embeddings()(h)[None], tgt[ym][None],
-                                     torch.ones_like(ym[ym])[None])[0]
+            head, t = self.lm.get_output_embeddings(), tgt[ym]
+            nll = (linear_nll(h, head.weight, head.bias, t) if type(head) is nn.Linear       # logits never all out
+                   else y_region_token_nll(head(h)[None], t[None], torch.ones_like(t, dtype=torch.bool)[None])[0])
             tok = nll.new_zeros(ym.shape).index_put(ym.nonzero(as_tuple=True), nll)
     tok = F.pad(tok, (s + 1, 0))
     return tok.sum(-1), tok

@@ -52,10 +52,10 @@ PRESETS = {
     # Since issue 79, z enters the copy's top block only (decoder_z_layers=1: the blocks below run once per
     # pair), a step takes the decoder's gradient on the codes holding 1 - 1e-3 of q* only (support_delta), a
     # batch comes from one of 8 buckets of the pairs by length (data.length_buckets), and the evaluations before
-    # the last read 512 held-out pairs (data.eval_subset): measured by the probe's support arms (seeds 0-2, both
+    # the last read 256 held-out pairs (data.eval_subset): measured by the probe's support arms (seeds 0-2, both
     # corpora) and the timed command (text_preset_30k_c16*.json), both on the own-data page
     'text': dict(base=dict(source='pretrained'), steps=400, eval_every=100, batch_size=32, lr=3e-3,
-                 start=dict(codes='mixture', steps=100), data=dict(eval_subset=512, length_buckets=8),
+                 start=dict(codes='mixture', steps=100), data=dict(eval_subset=256, length_buckets=8),
                  model=dict(code_sizes=(8,), estimator='em', posterior_encoder='transformer',
                             aux_head='bow', eval_posterior='model', z_entry='prefix',
                             decoder_init='base_model', decoder_z='every', decoder_z_layers=1,
