@@ -479,8 +479,7 @@ def build_model(cfg: RunConfig, # the run
                ) -> nn.Module:
     "The configured CVAE, initialised from the global torch RNG."
     if cfg.data.path and (vocab_size is None or seq_len is None):
-        raise ValueError("own data: build_model needs vocab_size (the tokenizer's) and seq_len "
-                         "(the longest pair's)")
+        raise ValueError("own data: build_model needs vocab_size (the tokenizer's) and seq_len (the longest pair's)")
     shape = (dict(vocab_size=vocab_size, seq_len=seq_len) if cfg.data.path
              else task_shape(cfg.task.build()))
     family = SharedDiscreteCVAE if cfg.model.family == 'discrete' else ContinuousCVAE
@@ -489,8 +488,7 @@ def build_model(cfg: RunConfig, # the run
 # %% ../nbs/09_config.ipynb #733508c6
 def parse_override(item: str, # `key.path=value`, as `--set` takes it
                   ) -> dict:
-    """`'objective.beta=0.5'` -> `{'objective': {'beta': 0.5}}`; values are JSON (strings may be
-    bare)."""
+    "`'objective.beta=0.5'` -> `{'objective': {'beta': 0.5}}`; values are JSON (strings may be bare)."
     if '=' not in item: raise ValueError(f"an override must look like key.path=value, got {item!r}")
     key, raw = item.split('=', 1)
     try: value = json.loads(raw)

@@ -398,10 +398,11 @@ class OwnData:
                     b: dict, # the run's b, as `Trainer.base_surprisals` gives it
                    ) -> dict:
         """The held-out figures pair by pair, (n,) each, named as `TaskData.per_example` names
-        them: `b`, `l`, `K`, `weight`, `l0` and (discrete) `code`, from one pass over the pairs."""
+        them: `b`, `l`, `K`, `weight`, `l0` and (discrete) `code` with its q `code_q`, from one pass over the pairs."""
         ex = {}
         (l, kl, w, _, l0), _ = self.held_out(model, b['eval'], b['base_mean'], self.cfg.steps, ex)
         res = dict(b=b['eval'][0], l=l, K=kl, weight=w, l0=l0)
         if isinstance(model, SharedDiscreteCVAE):      # the most probable code of q (EM's q* off training, where used)
-            res['code'] = model.joint_log_prob(ex['log_q']).argmax(1).cpu()
+            log_q = model.joint_log_prob(ex['log_q'])
+            res['code'], res['code_q'] = log_q.argmax(1).cpu(), log_q.max(1).values.exp().cpu()
         return res

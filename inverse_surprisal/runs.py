@@ -138,6 +138,7 @@ EXPORT_COLUMNS = dict(
     information='the task: the oracle information b* - (-log p(y|x,class)), nats',
     true_class='the task: the hidden class that made the pair',
     code="discrete: the most probable joint code under q(z|x,y) (EM's own posterior with eval_posterior='model')",
+    code_q="discrete, own data: q of that code, how surely the pair is the code's (the describe page's typical pairs)",
     latent_mean='continuous: the posterior mean of z, a list of latent_dim numbers')
 
 # %% ../nbs/09e_runs.ipynb #73e01d57
@@ -167,7 +168,7 @@ def export_columns(run: OpenRun) -> dict:
     if 'b_star' in pe:
         cols.update(b_star=pe['b_star'], information=pe['information'],
                     true_class=pe['true_class'])
-    if 'code' in pe: cols['code'] = pe['code']
+    if 'code' in pe: cols.update(code=pe['code'], **({'code_q': pe['code_q']} if 'code_q' in pe else {}))
     else: cols['latent_mean'] = encode(run)['mean'].tolist()
     return {k: v.numpy() if torch.is_tensor(v) else v for k, v in cols.items()}
 

@@ -169,6 +169,18 @@ def test_own_categories_judge_the_code_and_training_never_reads_them(saved, tmp_
     assert table.split('```')[1].strip() in res.stdout                  # the same judge's table
     held = [json.loads(line) for line in (tmp_path / 'held.jsonl').read_text().splitlines()]
     assert all(h['category'] == rows[h['pair']]['topic'] for h in held) and len(held) > 20
+    # what each code means: the report's table per code, its figure, and the export's same table
+    report = (tmp_path / 'topics' / 'report.md').read_text()
+    assert '![codes](codes.png)' in report and (tmp_path / 'topics' / 'codes.png').stat().st_size > 0
+    codes = report.split('## The codes\n\n')[1].split('\n\n![codes]')[0]
+    assert codes in res.stdout                                          # the same held-out pass's table
+    cells = [[c.strip() for c in line.split('|')[1:-1]] for line in codes.splitlines()[2:] if line.startswith('| ')]
+    for code, share, b, b_l, *_ in cells:
+        mine = [h for h in held if h['code'] == int(code)]
+        assert abs(float(share) - len(mine) / len(held)) < 5e-4
+        assert abs(float(b) - np.mean([h['b'] for h in mine])) < 5e-3
+        assert abs(float(b_l) - np.mean([h['b'] - h['l'] for h in mine])) < 5e-3
+    assert sum(len([h for h in held if h['code'] == int(c[0])]) for c in cells) == len(held)
 
 def test_a_runs_own_files_and_inputs_are_never_a_destination(saved, tmp_path):
     "score --cache into a run, export --out onto the run's own pairs (with --overwrite): refused, every byte kept."

@@ -58,9 +58,9 @@ def test_export_columns_and_units(trained, tmp_path):
     assert 'held-out pairs of' in res.stdout
     t = pq.read_table(tmp_path / 'held.parquet')
     rows = t.to_pydict()
-    last = 'code' if family == 'discrete' else 'latent_mean'
+    last = ['code', 'code_q'] if family == 'discrete' else ['latent_mean']
     assert list(rows) == ['pair', 'x', 'y', 'b', 'l', 'K', 'weight', 'fractional_gain', 'l0', 'code_contribution',
-                          'decoder_vs_base', last]
+                          'decoder_vs_base', *last]
     assert json.loads(t.schema.metadata[b'columns']) == {k: EXPORT_COLUMNS[k] for k in rows}
     pairs = read_pairs(tr.cfg.data.path)
     assert [(x, y) for x, y in zip(rows['x'], rows['y'])] == [pairs[i] for i in rows['pair']]
@@ -79,7 +79,10 @@ def test_export_columns_and_units(trained, tmp_path):
     for k in ('code_contribution', 'decoder_vs_base'): np.testing.assert_allclose(np.mean(rows[k]), final[k], atol=1e-4)
     if family == 'continuous': assert len(rows['latent_mean'][0]) == tr.cfg.model.latent_dim
     # the code from the same pass as l and K (per_example): the one `encode` gives the held-out pairs
-    else: np.testing.assert_array_equal(rows['code'], encode(load_run(out, device='cpu'))['code'].numpy())
+    else:
+        enc = encode(load_run(out, device='cpu'))
+        np.testing.assert_array_equal(rows['code'], enc['code'].numpy())
+        np.testing.assert_allclose(rows['code_q'], enc['code_probs'].max(1).values.numpy(), rtol=1e-5)   # q of its code
     # the same table as JSONL; an existing --out is refused in one line
     res = run(BIN / 'inverse-surprisal', 'export', out, '--out', tmp_path / 'held.parquet', check=False)
     assert res.returncode == 2 and 'exists: pass --overwrite' in res.stderr and 'Traceback' not in res.stderr
