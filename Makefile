@@ -13,7 +13,7 @@ CONSTRAINTS := constraints.txt
 # a fingerprint of the generated and cleaned files (tracked and untracked), to tell whether a step changed them
 SNAPSHOT = git ls-files -co --exclude-standard -z -- nbs inverse_surprisal README.md | xargs -0 sha1sum | sha1sum
 
-.PHONY: bench grid text-grid matched-rate docs install constraints demo test check-clean check-export check-readme nbtest pytest readme export clean-nbs
+.PHONY: bench grid text-grid matched-rate docs install constraints demo test check-clean check-export check-readme check-pages nbtest pytest readme export clean-nbs
 
 $(STAMP): settings.ini setup.py $(CONSTRAINTS)
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -74,6 +74,10 @@ check-readme: $(STAMP)
 	  if [ "$$before" != "$$after" ]; then echo "FAIL: README.md was stale: regenerate it from nbs/index.ipynb (make readme)"; git status --short; exit 1; fi
 	@echo "ok: README.md matches nbs/index.ipynb"
 
+# how the pages read and how the package is built (tools/page_measures.py): its limits hold, its goals are printed
+check-pages: $(STAMP)
+	@$(PY) tools/page_measures.py --check | tail -4
+
 # nbdev's own runner, on demand; `make test` runs every notebook once, in a Jupyter kernel (tests/test_notebooks.py), with
 # the same cells left out. One torch thread per worker: two workers of two threads each on two cores spin-wait on each
 # other (a page that trains in one minute alone took nine beside 10_experiments)
@@ -87,7 +91,7 @@ nbtest: $(STAMP)
 pytest: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadscope --durations=15 tests/
 
-test: check-clean check-export check-readme pytest
+test: check-clean check-export check-readme check-pages pytest
 
 bench: $(STAMP)
 	$(PY) bench/run.py
