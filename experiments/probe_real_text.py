@@ -128,6 +128,19 @@ ARMS = {
                                       model=dict(eval_posterior='model', view_kappa=200.0, view_decay=0.98,
                                                  decoder_init='base_model', decoder_z='every'),
                                       data=dict(view_encoder='minilm')),
+    # ... on the text preset's step (issue 79: the support's gradient, z in the copy's top block, batches by length):
+    # the arm issue 81 asks for, as train --data would run it; and with the view weighed half (kappa 100)
+    **{f'view-avg-k{k}-every-model-step': dict(start=dict(codes='view_kmeans', steps=100),
+                                               model=dict(eval_posterior='model', view_kappa=float(k), view_decay=0.98,
+                                                          decoder_init='base_model', decoder_z='every',
+                                                          decoder_z_layers=1, support_delta=1e-3),
+                                               data=dict(view_encoder='minilm', length_buckets=8)) for k in (100, 200)},
+    # ... kappa 100 with the copy trained three times faster (decoder_lr 3e-4): does the code then add more nats?
+    'view-avg-k100-every-model-step-lr3': dict(start=dict(codes='view_kmeans', steps=100),
+                                               model=dict(eval_posterior='model', view_kappa=100.0, view_decay=0.98,
+                                                          decoder_init='base_model', decoder_z='every',
+                                                          decoder_z_layers=1, support_delta=1e-3, decoder_lr=3e-4),
+                                               data=dict(view_encoder='minilm', length_buckets=8)),
 }
 
 # the decoder the arms were measured with, unless they name another: a fresh one (the text preset's was, before issue 62)
@@ -166,6 +179,43 @@ def debian_rows():
         rows.append(('all' if f['Architecture'] == 'all' else 'arch', y, f['Section'].split('/')[-1]))
     return rows
 
+DEBIAN_TRANSLATIONS = '/var/lib/apt/lists/deb.debian.org_debian_dists_bookworm_main_i18n_Translation-en.lz4'
+
+def debian_descriptions() -> list:
+    """(package, synopsis, first paragraph of its long description) of every entry of Debian bookworm's Translation-en,
+    in its order (`apt-get update -o Acquire::Languages=en` fetches it)."""
+    text = subprocess.run(['/usr/lib/apt/apt-helper', 'cat-file', DEBIAN_TRANSLATIONS], capture_output=True, text=True,
+                          check=True).stdout
+    out = []
+    for block in text.split('\n\n'):
+        lines = block.splitlines()
+        k = next((i for i, l in enumerate(lines) if l.startswith('Description-en: ')), None)
+        if k is None or not lines[0].startswith('Package: '): continue
+        para = []
+        for line in lines[k + 1:]:
+            if not line.startswith(' ') or line.strip() == '.': break
+            para.append(line.strip())
+        out.append((lines[0][len('Package: '):], lines[k][len('Description-en: '):].strip(), ' '.join(para)))
+    return out
+
+def debian_long_rows(words: int=30):
+    """(x, y, category) of Debian bookworm's packages by their long description: 'all' or 'arch', the first `words`
+    words of the description's first paragraph, the section; one pair per distinct paragraph."""
+    text = subprocess.run(['/usr/lib/apt/apt-helper', 'cat-file', DEBIAN_INDEX], capture_output=True, text=True,
+                          check=True).stdout
+    index = {}
+    for block in text.split('\n\n'):
+        f = dict(line.split(': ', 1) for line in block.splitlines() if ': ' in line and not line.startswith(' '))
+        if {'Package', 'Section', 'Architecture'} <= set(f): index.setdefault(f['Package'], f)
+    rows, seen = [], set()
+    for package, _, para in debian_descriptions():
+        if not para or para in seen or package not in index: continue
+        seen.add(para)
+        f = index[package]
+        rows.append(('all' if f['Architecture'] == 'all' else 'arch', ' '.join(para.split()[:words]),
+                     f['Section'].split('/')[-1]))
+    return rows
+
 def planted_rows():
     "A tiny corpus with planted categories for make test: y's words from its category's set, x one of two words."
     g, sets = torch.Generator().manual_seed(0), [['red', 'green', 'blue', 'pink'], ['car', 'bus', 'train', 'boat'],
@@ -173,7 +223,7 @@ def planted_rows():
     return [(('a', 'b')[i % 2], ' '.join(sets[i % 3][j] for j in torch.randint(0, 4, (5,), generator=g)), i % 3)
             for i in range(2 * SIZES['quick']['n_pairs'])]
 
-CORPORA = dict(wordnet=wordnet_rows, debian=debian_rows, planted=planted_rows)
+CORPORA = dict(wordnet=wordnet_rows, debian=debian_rows, debian_long=debian_long_rows, planted=planted_rows)
 
 def train_tokenizer(texts: list, # (x, y) the byte-level BPE is trained on
                     vocab: int=2000, min_frequency: int=1):

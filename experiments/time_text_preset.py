@@ -27,7 +27,7 @@ from pathlib import Path
 import torch, transformers
 
 sys.path.insert(0, str(Path(__file__).parent))
-from probe_real_text import train_base, train_tokenizer, wordnet_rows
+from probe_real_text import debian_descriptions, train_base, train_tokenizer, wordnet_rows
 from inverse_surprisal.text import TextPairs, read_pairs
 
 HERE = Path(__file__).parent / 'real_text'
@@ -44,23 +44,11 @@ def prepare(work: Path, n: int):
     train_base(other, train_tokenizer(other, vocab=4000, min_frequency=2), work / 'base', positions=96, width=96,
                layers=3, steps=1000, every=250)
 
-TRANSLATIONS = '/var/lib/apt/lists/deb.debian.org_debian_dists_bookworm_main_i18n_Translation-en.lz4'
-
 def debian_long_rows() -> list:
     "(synopsis, first paragraph of the long description) of every package with a distinct first paragraph."
-    text = subprocess.run(['/usr/lib/apt/apt-helper', 'cat-file', TRANSLATIONS], capture_output=True, text=True,
-                          check=True).stdout
     rows, seen = [], set()
-    for block in text.split('\n\n'):
-        lines = block.splitlines()
-        k = next((i for i, l in enumerate(lines) if l.startswith('Description-en: ')), None)
-        if k is None: continue
-        para = []
-        for line in lines[k + 1:]:
-            if not line.startswith(' ') or line.strip() == '.': break
-            para.append(line.strip())
-        y = ' '.join(para)
-        if y and y not in seen: seen.add(y); rows.append((lines[k][len('Description-en: '):].strip(), y))
+    for _, synopsis, para in debian_descriptions():
+        if para and para not in seen: seen.add(para); rows.append((synopsis, para))
     return rows
 
 def prepare_debian_long(work: Path, n: int, short: int=30, long: int=40):
