@@ -17,8 +17,8 @@ pairs) and gives the evaluations' share of the wall time as that times the numbe
 With --corpus debian-long (issue 79's longer targets): x = a Debian package's synopsis, y = the first paragraph of its
 long description (Debian bookworm's Translation-en, which `apt-get update -o Acquire::Languages=en` fetches into
 /var/lib/apt/lists), cut at a word boundary to at most 40 tokens of a byte-level BPE trained on those texts and kept
-when 30 tokens or more; the base is trained on the same pairs (as the issue's user did), the records are
-text_preset_debian_long_30k*.json.
+when 30 tokens or more (28 433 pairs: run it with --pairs 28000); the base is trained on the same pairs (as the issue's
+user did), the records are text_preset_debian_long_28k*.json.
 Usage: python experiments/time_text_preset.py [--pairs N] [--out DIR] [--prepare-only] [--view | --text-view]
                                            [--corpus wordnet|debian-long] [--set KEY=VALUE ... --tag NAME]"""
 import argparse, json, subprocess, sys, time

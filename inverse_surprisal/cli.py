@@ -28,10 +28,10 @@ from .losses import (RECON_TERMS, example_inverse_surprisal_weights,
 from .presets import PRESETS
 from .report import OWN_DATA_KEYS, SUMMARY_KEYS, summary_table, write_figures
 from .run_dir import RunDirectoryError
-from .runs import categories, categories_table, export_columns, export_run, load_run
+from .runs import categories, categories_table, export_run, load_run
 from .score import DTYPES, check_table_path, score_file
 from .data import DataError
-from .describe import codes_table, run_codes, write_codes
+from .describe import code_columns, codes_table, describe_codes, write_codes
 from .train import Trainer
 
 # %% ../nbs/09g_cli.ipynb #f98cc6b3
@@ -165,10 +165,10 @@ def _report(run: Path):
     text = (f"# Run {run.name}\n\n```\n{summary_table(metrics, cfg)}\n```\n\n"
             + ''.join(f'![{f.stem}]({f.name})\n' for f in figs))
     if cfg.data.path:           # own data: what each code means, from one pass over the held-out pairs
-        opened = load_run(run, 'cpu'); cols = export_columns(opened); rows = run_codes(opened, cols)
+        opened = load_run(run, 'cpu'); cols = code_columns(opened); rows = describe_codes(cols)
         text += (f"\n## The codes\n\n{codes_table(rows)}\n![codes]({write_codes(run, rows).name})\n")
     if cfg.data.label_key:      # the pairs' own categories: the code beside the classical clusterings
-        table = categories_table(categories(opened, code=cols.get('code')))
+        table = categories_table(categories(opened, code=cols['code']))
         text += (f"\n## The held-out codes by the pairs' own categories ({cfg.data.label_key})\n\n"
                  f"```\n{table}\n```\n")
     atomic_write_bytes(run / 'report.md', text.encode()); print(text)
@@ -258,9 +258,10 @@ def _export(a) -> Path:
     cols = {}
     out = export_run(run, a.out, a.overwrite, columns=cols)
     print(f"held-out pairs of {Path(a.run).resolve()}: {out.resolve()}")
-    # the codes judged as exported, from the same held-out pass (the continuous family's: k-means on its means)
-    if run.config.data.label_key: print(categories_table(categories(run, code=cols.get('code'))))
-    if run.tokenizer is not None: print(codes_table(run_codes(run, cols)))      # what each code means
+    if run.tokenizer is not None:   # own data: each code described and judged as exported, from the same pass
+        cols = code_columns(run, cols)          # (the continuous family's code: k-means on its means, fitted once)
+        if run.config.data.label_key: print(categories_table(categories(run, code=cols['code'])))
+        print(codes_table(describe_codes(cols)))
     return out
 
 # %% ../nbs/09g_cli.ipynb #f5ad2383

@@ -218,7 +218,7 @@ def categories(run: OpenRun, # `load_run`'s: an own-data run whose data names `l
                # embedding k-means' encoder folder; 'minilm': all-MiniLM-L6-v2 if installed; None: none; 'run': the
                # run's own embedding view (data.view_encoder, its cached embeddings) when it has one, else 'minilm'
                encoder='run',
-               code=None, # (n,) the discrete family's held-out codes already computed (`export_run`'s); None: encoded
+               code=None, # (n,) the held-out codes already computed (`export_run`'s, `code_columns`'); None: here
               ) -> dict: # name ('code', then each clustering) -> `category_scores`
     """The held-out codes (the continuous family: k-means on the held-out posterior means, fitted to the training
     pairs' means, one cluster per component of `n_components`) and the classical clusterings of the same targets
@@ -226,10 +226,9 @@ def categories(run: OpenRun, # `load_run`'s: an own-data run whose data names `l
     data = run.trainer.data
     if getattr(data, 'eval_labels', None) is None:
         raise ValueError("the run's data names no category: train with --set data.label_key=COLUMN")
-    if isinstance(run.model, SharedDiscreteCVAE):
-        name, k = 'code', run.model.cfg.n_joint
-        code = encode(run)['code'] if code is None else torch.as_tensor(code)
-    else: name, code, k = 'latent_kmeans', latent_kmeans(run.trainer), run.model.cfg.n_components
+    if isinstance(run.model, SharedDiscreteCVAE): name, k, find = 'code', run.model.cfg.n_joint, lambda: encode(run)['code']
+    else: name, k, find = 'latent_kmeans', run.model.cfg.n_components, lambda: latent_kmeans(run.trainer)
+    code = find() if code is None else torch.as_tensor(code)
     if encoder == 'run' and data.view_folder is not None:      # k-means on the embeddings the code was shown
         encoder = lambda texts: cached_views(texts, data.view_folder, run.trainer.out / 'views.safetensors')
     elif encoder in ('run', 'minilm'):
