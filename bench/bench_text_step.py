@@ -2,7 +2,8 @@
 fine-tuning step of the same base on the same batch (forward, backward and Adam, no z): milliseconds per step and the
 ratio, with the decoder's gradient through every class (`model.support_delta=0`, one pass), on the support of q* only
 (`support_delta=1e-3`: every class's values without gradient, then the classes holding 1 - 1e-3 of q*), and the same
-with z in the copy's top block only (`decoder_z_layers=1`, the preset's step: its lower block runs once per pair), for
+with z in the copy's top block only (`decoder_z_layers=1`: its lower block runs once per pair), and that with the
+decoder's gradient on one class per pair drawn from the support (`support_sample=1`, the preset's step), for
 a short context (3 tokens, as the real-text probe's x) and a long one (40), y 20 tokens, and the short context with y
 of 4 to 20 tokens, right-padded as a batch of real pairs is (`ragged`: the padding and the context are no y, and the
 copy's output layer runs on y's positions only); a 2-layer d=64 GPT-2 over 2 000 tokens as the probe's base. A fresh
@@ -24,16 +25,16 @@ from inverse_surprisal.losses import RECOMPUTE_WIDTH, _LinearNLL
 
 BATCH, C, Y, V, REPEATS, STEPS = 32, 16, 20, 2000, 5, 3
 
-def setup(x_len: int, delta: float, z_layers: int=0, ragged: bool=False):
-    """(model, optimiser, batch, base) of the text preset's CVAE on a 2-layer GPT-2, at `support_delta` delta; with
-    `ragged`, y of 4 to Y tokens, right-padded."""
+def setup(x_len: int, delta: float, z_layers: int=0, ragged: bool=False, sample: int=0):
+    """(model, optimiser, batch, base) of the text preset's CVAE on a 2-layer GPT-2, at `support_delta` delta and
+    `support_sample` sample; with `ragged`, y of 4 to Y tokens, right-padded."""
     torch.manual_seed(0)
     lm = transformers.GPT2LMHeadModel(transformers.GPT2Config(vocab_size=V, n_positions=64, n_embd=64, n_layer=2,
                                                               n_head=4, bos_token_id=1, eos_token_id=1)).eval()
     lm.loss_type = 'ForCausalLM'        # the loss `labels=` computes, named: transformers warns when it guesses it
-    cfg = make_config('text', dict(model=dict(code_sizes=(C,), d_model=64, support_delta=delta,
+    cfg = make_config('text', dict(model=dict(code_sizes=(C,), d_model=64, support_delta=delta, support_sample=sample,
                                               decoder_z_layers=z_layers), objective=dict(beta=0.5),
-                                   data=dict(path='pairs.jsonl', base_model='base')))
+                                   data=dict(path='pairs.jsonl', base_model='base', view_encoder='none')))
     model = build_model(cfg, vocab_size=V, seq_len=x_len + 1 + Y)
     model.decoder = PretrainedDecoder(lm, 64, -1, 'every', z_layers)
     with torch.no_grad():
@@ -97,9 +98,10 @@ def main():
     contexts = (('short_context', 3, False), ('long_context', 40, False), ('ragged_short_context', 3, True))
     for name, x_len, ragged in contexts:
         arms = dict(exact=setup(x_len, 0.0, ragged=ragged), support=setup(x_len, 1e-3, ragged=ragged),
-                    top1=setup(x_len, 1e-3, 1, ragged))
+                    top1=setup(x_len, 1e-3, 1, ragged), sample1=setup(x_len, 1e-3, 1, ragged, 1))
         runs = dict(finetune=lambda: ms_finetune_step(arms['exact']), exact=lambda: ms_cvae_step(arms['exact']),
-                    support=lambda: ms_cvae_step(arms['support']), top1=lambda: ms_cvae_step(arms['top1']))
+                    support=lambda: ms_cvae_step(arms['support']), top1=lambda: ms_cvae_step(arms['top1']),
+                    sample1=lambda: ms_cvae_step(arms['sample1']))
         for run in runs.values(): run()                                  # warm-up
         times = {k: [] for k in runs}
         for _ in range(REPEATS):
@@ -111,6 +113,8 @@ def main():
                 f'text_step_over_finetune_exact_{name}': t['exact'] / t['finetune'],
                 f'text_step_over_finetune_support_{name}': t['support'] / t['finetune'],
                 f'text_step_over_finetune_support_top1_{name}': t['top1'] / t['finetune'],
+                f'text_step_ms_support_top1_sample1_{name}': t['sample1'],
+                f'text_step_over_finetune_support_top1_sample1_{name}': t['sample1'] / t['finetune'],
                 f'text_step_support_classes_{name}': kept, f'text_step_q_star_kl_{name}': kl}
     print(json.dumps({k: round(v, 4) for k, v in res.items()}))
 

@@ -141,6 +141,19 @@ ARMS = {
                                                           decoder_init='base_model', decoder_z='every',
                                                           decoder_z_layers=1, support_delta=1e-3, decoder_lr=3e-4),
                                                data=dict(view_encoder='minilm', length_buckets=8)),
+    # the text preset's step and the lr3 arm's with the decoder's gradient on one code per pair drawn from q*'s support
+    # (model.support_sample=1, issue 79): the support's gradient in expectation, at one code's backward
+    'mixture-every-model-support-top1-buckets-sample1': dict(start=dict(codes='mixture', steps=100),
+                                                             model=dict(eval_posterior='model', decoder_init='base_model',
+                                                                        decoder_z='every', decoder_z_layers=1,
+                                                                        support_delta=1e-3, support_sample=1),
+                                                             data=dict(length_buckets=8)),
+    'view-avg-k100-every-model-step-lr3-sample1': dict(start=dict(codes='view_kmeans', steps=100),
+                                                       model=dict(eval_posterior='model', view_kappa=100.0,
+                                                                  view_decay=0.98, decoder_init='base_model',
+                                                                  decoder_z='every', decoder_z_layers=1,
+                                                                  support_delta=1e-3, decoder_lr=3e-4, support_sample=1),
+                                                       data=dict(view_encoder='minilm', length_buckets=8)),
 }
 
 # the decoder the arms were measured with, unless they name another: a fresh one (the text preset's was, before issue 62)
@@ -151,6 +164,10 @@ EXACT_STEP = dict(support_delta=0.0, decoder_z_layers=0)
 # ... and their batches drawn from every pair, each evaluation on every held-out pair (before data.length_buckets and
 # data.eval_subset)
 DATA_BEFORE = dict(eval_subset=0, length_buckets=0)
+# ... and the text preset as it was before the embedding view joined it (issue 81): no view unless the arm names one,
+# the view's, the copy's and the continuous family's settings at their defaults
+DATA_BEFORE_VIEW = dict(view_encoder='')
+MODEL_BEFORE_VIEW = dict(view_kappa=50.0, view_decay=0.0, decoder_lr=1e-4, latent_dim=8, mean_bn=0.0)
 
 def wordnet_rows():
     "(x, y, category) of every WordNet synset: part of speech, definition, lexicographer file."
@@ -353,9 +370,11 @@ def arm_config(arm: dict, seed: int, steps: int, pairs_path, base_dir):
     return make_config('text', {**arm, 'seed': seed, 'steps': steps, 'eval_every': S['eval_every'],
                                 'log_every': S['eval_every'], 'batch_size': 32,
                                 # the decoder a fresh one unless the arm says otherwise, as the arms were measured
-                                'model': dict(FRESH, **EXACT_STEP) | arm.get('model', {}) | dict(code_sizes=(K,)),
-                                'data': dict(DATA_BEFORE, **arm.get('data', {}), path=str(pairs_path),
-                                             base_model=str(base_dir), too_long='drop', eval_fraction=EVAL_FRACTION)})
+                                'model': dict(FRESH, **EXACT_STEP, **MODEL_BEFORE_VIEW) | arm.get('model', {})
+                                         | dict(code_sizes=(K,)),
+                                'data': dict(DATA_BEFORE, **DATA_BEFORE_VIEW) | arm.get('data', {})
+                                        | dict(path=str(pairs_path), base_model=str(base_dir), too_long='drop',
+                                               eval_fraction=EVAL_FRACTION)})
 
 STEP_FIGURES = ('support_size', 'left_out_mass', 'forward_classes', 'candidate_miss')
 

@@ -39,14 +39,16 @@ COPY_SEEDS = (0, 1, 2, 3, 4) # its seeds: the claim's paired interval over five
 def overrides(pairs_path, base_dir, quick=False, decoder: str='fresh') -> dict:
     """The probe's settings (16 codes, batch 32, 300 steps; make test's: 6), a quarter held out, evaluated every 100;
     the discrete decoder a fresh one, as the grid was first run (the text preset's copy of the base came after it), or
-    with `decoder='copy'` the text preset's own (the base's copy, z in every block); the continuous runs with the
+    with `decoder='copy'` the text preset's own (the base's copy, z in every block); the text preset as it was
+    before its embedding view (`probe_real_text.MODEL_BEFORE_VIEW`); the continuous runs with the
     winner's settings. `base_dir`: the family's base (where it lies is not a setting)."""
     if decoder not in DECODERS: raise ValueError(f"decoder must be one of {DECODERS}, got {decoder!r}")
     steps, every = (6, 3) if quick else (300, 100)
     return dict(steps=steps, eval_every=every, log_every=every, batch_size=32,
-                model=dict(P.FRESH if decoder == 'fresh' else {}, **P.EXACT_STEP, code_sizes=(P.K,)),
-                data=dict(P.DATA_BEFORE, path=str(pairs_path), base_model=str(base_dir), too_long='drop',
-                          eval_fraction=P.EVAL_FRACTION),
+                model=dict(P.FRESH if decoder == 'fresh' else {}, **P.EXACT_STEP, **P.MODEL_BEFORE_VIEW,
+                           code_sizes=(P.K,)),
+                data=dict(P.DATA_BEFORE, **P.DATA_BEFORE_VIEW, path=str(pairs_path), base_model=str(base_dir),
+                          too_long='drop', eval_fraction=P.EVAL_FRACTION),
                 continuous=PC.ARMS[CONTINUOUS_ARM])
 
 def grid_runs(family: str, seeds=None, eps=None, decoder: str='fresh') -> list:

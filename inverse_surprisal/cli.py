@@ -40,8 +40,10 @@ def _source_args(p):
     p.add_argument('--preset', choices=sorted(PRESETS),
                    help='named configuration: demo (the whole pipeline on an 8-class task), '
                         'full (the 12-class default task), probe (discovery of the 12 classes '
-                        'with the exact b*, no base training), text (your own --data; the '
-                        'default with --data), tiny (seconds, for tests); default: demo. With '
+                        'with the exact b*, no base training), text (your own --data, the '
+                        'default with --data: the base\'s copy as decoder and y\'s sentence embedding as a '
+                        'view; text-view is another name for it), tiny (seconds, for tests); default: '
+                        'demo. With '
                         "--family continuous, the continuous CVAE's settings of each preset. "
                         'What each reaches and how long it takes: bench/presets.md')
     p.add_argument('--config', help='a config.json to start from instead of a preset')

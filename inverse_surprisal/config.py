@@ -25,7 +25,7 @@ from .hf_decoder import Z_LAYERS
 from .losses import FLOAT32_MAX
 from .nn import CVAEArchConfig
 from .objective import ObjectiveConfig
-from .presets import CONTINUOUS_PRESETS, PRESETS
+from .presets import PRESETS, preset_settings
 from .shared_discrete_cvae import SharedDiscreteCVAE, SharedDiscreteCVAEConfig
 from .synthetic import SyntheticTask
 
@@ -55,18 +55,16 @@ def check_model_choices(m, # a ModelConfig (or any object with the fields it rea
     priors = dict(discrete=('conditional', 'uniform'),
                   continuous=('conditional', 'standard', 'mixture'))[m.family]
     if m.prior not in priors:
-        raise ValueError(f"prior must be one of {priors} for the {m.family} family, "
-                         f"got {m.prior!r}")
+        raise ValueError(f"prior must be one of {priors} for the {m.family} family, got {m.prior!r}")
     if m.latent_maps and m.family != 'continuous':
-        raise ValueError("latent_maps is the continuous family's (the discrete family's "
-                         "counterpart is class_maps)")
+        raise ValueError("latent_maps is the continuous family's (the discrete family's counterpart is class_maps)")
     z_layers = m.decoder_z_layers
     if not isinstance(z_layers, int) or z_layers < 0:
         raise ValueError("decoder_z_layers says how many of the copy's top blocks z enters: an int >= 0, got "
                          f"{m.decoder_z_layers!r}")
-    if m.family != 'discrete' and (m.support_delta or m.encoder_delta):
-        raise ValueError("support_delta and encoder_delta are the discrete family's (its exact enumeration), got "
-                         f"{m.support_delta!r} and {m.encoder_delta!r} with family={m.family!r}")
+    if m.family != 'discrete' and (m.support_delta or m.encoder_delta or m.support_sample):
+        raise ValueError("support_delta, support_sample and encoder_delta are the discrete family's (its enumeration), "
+                         f"got {m.support_delta!r}, {m.support_sample!r}, {m.encoder_delta!r} with family={m.family!r}")
     check_choice('decoder_init', m.decoder_init, ('random', 'base_embeddings', 'base_model'))
     if m.decoder_layers < -1 or not m.decoder_lr > 0:
         raise ValueError("decoder_layers must be an int >= -1 and decoder_lr > 0, got "
@@ -456,18 +454,20 @@ def make_config(preset: str='demo', # a key of PRESETS
     # a setting whose default is the family's stays None until the run's family is known
     defaults = asdict(RunConfig())
     defaults['model'].update(dict.fromkeys(family_defaults()))
-    merged = merge_overrides(defaults, PRESETS[preset])
+    # the preset's settings, with its embedding view or without (`preset_settings`)
+    settings, continuous, overrides = preset_settings(preset, overrides or {})
+    merged = merge_overrides(defaults, settings)
     # the family the run ends up with picks the preset's settings for it; overrides win over both
-    model = merge_overrides(merged, overrides or {})['model']
+    model = merge_overrides(merged, overrides)['model']
     if isinstance(model, dict) and model.get('family') == 'continuous':
-        merged = merge_overrides(merged, CONTINUOUS_PRESETS.get(preset, {}))
-    merged = merge_overrides(merged, overrides or {})
+        merged = merge_overrides(merged, continuous)
+    merged = merge_overrides(merged, overrides)
     # a preset's value that the run's own settings leave unread goes back to its default (a setting the overrides
     # name is the caller's, and is refused when inert: `check_inert_settings`)
     view = json.loads(json.dumps(merged), object_hook=lambda d: SimpleNamespace(**d))
     for path, read, _ in INERT_WHEN:
         part, name = path.split('.')
-        if name not in (overrides or {}).get(part, {}) and not read(view): merged[part][name] = defaults[part][name]
+        if name not in overrides.get(part, {}) and not read(view): merged[part][name] = defaults[part][name]
     merged['preset'] = preset
     return from_dict(RunConfig, merged)
 

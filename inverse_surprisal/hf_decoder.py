@@ -50,7 +50,7 @@ class PretrainedDecoder(nn.Module):
             raise ValueError(f"train_layers must be an int >= -1, got {train_layers!r}")
         if z_layers not in Z_LAYERS:
             raise ValueError(f"z_layers must be one of {Z_LAYERS}, got {z_layers!r}")
-        self.lm = copy.deepcopy(lm)
+        self.lm = _fused_gelu(copy.deepcopy(lm))
         width, blocks = lm.get_input_embeddings().embedding_dim, transformer_blocks(self.lm)
         if not isinstance(z_top, int) or not 0 <= z_top <= len(blocks) or (z_top and z_layers != 'every'):
             raise ValueError(f"z_top must be an int in [0, {len(blocks)}] (the model's blocks), and > 0 only with "
@@ -68,6 +68,14 @@ class PretrainedDecoder(nn.Module):
         self.head_apart = _head_apart(self.lm)
         self._set_trainable(train_layers)
         self.train()
+
+def _fused_gelu(lm: nn.Module) -> nn.Module:
+    """`lm` with GPT-2's tanh GELU (transformers' `NewGELUActivation`: seven elementwise operations, each a pass over
+    the hidden states) as PyTorch's one fused kernel of the same function: the copy runs it once per class."""
+    for m in list(lm.modules()):
+        for name, child in m.named_children():
+            if type(child).__name__ == 'NewGELUActivation': setattr(m, name, nn.GELU(approximate='tanh'))
+    return lm
 
 @torch.no_grad()
 def _head_apart(lm: nn.Module) -> bool:

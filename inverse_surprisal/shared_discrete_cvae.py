@@ -23,7 +23,7 @@ from .nn import (CVAEArchConfig, check_cvae_batch,
 from .objective import (CVAEOutput, ObjectiveConfig, aux_term, beta_at, cvae_objective,
                                          reconstruction_term)
 from .reference import eval_mode
-from .support import class_nll_on_support, pair_class_nll, posterior_support
+from .support import class_nll_on_support, pair_class_nll, posterior_support, sampled_support
 from .text import batch_rows
 from .views import ViewHead, check_view_kappa
 
@@ -55,6 +55,8 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
     # the decoder's gradient on the smallest set of classes holding 1 - support_delta of each example's posterior
     # (`posterior_support`), every class's value still computed; 0: every class's gradient, in one pass
     support_delta: float=0.0
+    # m > 0: of the support, the heaviest m - 1 classes' gradient and one class drawn from the rest (`sampled_support`)
+    support_sample: int=0
     # EM with one code, in training: only the classes holding 1 - encoder_delta of the encoder's q run forward, and q*
     # is normalised over them (a class outside is taken to hold none of it); 0: every class runs forward
     encoder_delta: float=0.0
@@ -84,6 +86,7 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
         for name, delta in (('support_delta', self.support_delta), ('encoder_delta', self.encoder_delta)):
             if not (isinstance(delta, (int, float)) and 0 <= delta < 1):
                 raise ValueError(f"{name} must be in [0, 1), got {delta!r}")
+        if self.support_sample < 0: raise ValueError(f"support_sample must be an int >= 0, got {self.support_sample!r}")
         if self.encoder_delta and (self.estimator != 'em' or len(self.code_sizes) != 1):
             raise ValueError("encoder_delta > 0 needs estimator='em' and one code, got "
                              f"estimator={self.estimator!r} and code_sizes={self.code_sizes!r}")
@@ -125,9 +128,7 @@ class SharedDiscreteCVAE(nn.Module):
         self.cfg, self.objective = cfg, objective
         n_logits = sum(cfg.code_sizes)
         self.decoder, self.encoder = cfg.make_decoder(), cfg.make_encoder(n_logits)
-        self.prior_net = (cfg.make_encoder(n_logits, context_only=True)
-                          if cfg.prior == 'conditional'
-                          else None)
+        self.prior_net = cfg.make_encoder(n_logits, context_only=True) if cfg.prior == 'conditional' else None
         self.code_emb = nn.ModuleList(nn.Embedding(k, cfg.d_model) for k in cfg.code_sizes)
         self.aux_head = make_aux_head(cfg, cfg.d_model, cfg.n_joint if cfg.class_maps else 0)
         # the embedding view: a second head on the code, read beside the first wherever it is
@@ -146,8 +147,7 @@ def posterior(self: SharedDiscreteCVAE, input_ids: Tensor,
               attention_mask: Tensor=None) -> list: # log q_m, one (bs,K_m) per code
     """Each code's posterior q_m(c|x,y) from the whole sequence (its real tokens under
     `attention_mask`); the arguments are `ContinuousCVAE.posterior`'s."""
-    return self._split(self.encoder(input_ids) if attention_mask is None
-                       else self.encoder(input_ids, attention_mask))
+    return self._split(self.encoder(input_ids) if attention_mask is None else self.encoder(input_ids, attention_mask))
 
 @patch
 def prior(self: SharedDiscreteCVAE, context_ids: Tensor,
@@ -157,8 +157,7 @@ def prior(self: SharedDiscreteCVAE, context_ids: Tensor,
     if self.prior_net is None:
         return [torch.full((len(context_ids), k), -math.log(k), device=context_ids.device)
                 for k in self.cfg.code_sizes]
-    return self._split(self.prior_net(context_ids) if context is None
-                       else self.prior_net(context_ids, context))
+    return self._split(self.prior_net(context_ids) if context is None else self.prior_net(context_ids, context))
 
 # %% ../nbs/08_shared_discrete_cvae.ipynb #a5cc078e
 @patch
@@ -217,9 +216,10 @@ def _on_support(self: SharedDiscreteCVAE, input_ids, y_mask,
                 weights: Tensor, # (bs,C) what each class's terms are weighted by: EM's q*, or q
                ) -> tuple: # (per_class, classes kept (bs,C) bool, left-out mass (bs,))
     """`per_class` with the decoder's gradient on the support of `weights` (`class_nll_on_support`): the classes
-    holding 1 - `support_delta` of each example's mass."""
+    holding 1 - `support_delta` of each example's mass (with `support_sample` m, m of them: `sampled_support`)."""
     keep, left_out = posterior_support(weights, self.cfg.support_delta)
-    l_c, tok_c = class_nll_on_support(self.decoder, input_ids, y_mask, self.class_prefix(), keep, *per_class[:2])
+    grad, scale = sampled_support(weights, keep, self.cfg.support_sample) if self.cfg.support_sample else (keep, None)
+    l_c, tok_c = class_nll_on_support(self.decoder, input_ids, y_mask, self.class_prefix(), grad, *per_class[:2], scale)
     return (l_c, tok_c, per_class[2]), keep, left_out
 
 @patch
@@ -327,8 +327,8 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
         raise ValueError("estimator='em' needs exact=True (or None)")
     per_class, left_out = None, {}
     # training with support_delta: every class's values without gradient, the decoder's gradient where the weights are
-    on_support = (exact and (self.cfg.support_delta > 0 or self.cfg.encoder_delta > 0) and self.training
-                  and torch.is_grad_enabled())
+    cut = self.cfg.support_delta or self.cfg.encoder_delta or self.cfg.support_sample
+    on_support = bool(exact and cut and self.training and torch.is_grad_enabled())
     def support(weights):
         pc, keep, left_out['mass'] = self._on_support(input_ids, y_mask, per_class, weights)
         left_out['size'] = keep.sum(1)

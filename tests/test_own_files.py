@@ -141,7 +141,7 @@ def test_fewer_training_pairs_than_codes_is_refused_before_any_work(saved, tmp_p
     "The text preset's start clusters the training pairs into its codes: k-means died on 2 pairs after scoring."
     lines = (saved / 'pairs.jsonl').read_text().splitlines()
     few = tmp_path / 'few.jsonl'; few.write_text('\n'.join(lines[:6]) + '\n')
-    refused(own_run(saved, tmp_path / 'r', few, check=False), 'training pairs, fewer than the 8 codes', "start.codes='mixture'")
+    refused(own_run(saved, tmp_path / 'r', few, check=False), 'training pairs, fewer than the 8 codes', "start.codes='view_kmeans'")
     assert not (tmp_path / 'r').exists()
 
 def test_own_categories_judge_the_code_and_training_never_reads_them(saved, tmp_path):

@@ -13,7 +13,8 @@ from inverse_surprisal.train import Trainer
 
 transformers = pytest.importorskip('transformers')
 pq = pytest.importorskip('pyarrow.parquet')
-OWN = dict(steps=4, eval_every=2, batch_size=8, model=dict(d_model=16), data=dict(eval_fraction=0.25))
+# the text preset without its view (tests/test_views.py runs the view)
+OWN = dict(steps=4, eval_every=2, batch_size=8, model=dict(d_model=16), data=dict(eval_fraction=0.25, view_encoder='none'))
 
 def own_config(saved, family, **over):
     # the encoder's q off training: encode against the trainer's encoder (EM's own q* has its own test below)

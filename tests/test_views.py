@@ -73,7 +73,7 @@ def test_a_run_with_the_embedding_view(saved, corpus, tmp_path):
     view_run(saved, corpus, again, '--set', 'start.codes=view_kmeans', '--set', 'data.label_key=topic')
     a, b = weights(out), weights(again)
     assert any('view_head' in k for k in a) and a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
-    assert any('view_head.proj' in k for k in a)                          # the default: means learned
+    assert 'model.view_head.counts' in a              # the text preset's: each code's mean its pairs' running average
 
 def test_averaged_means_resume_exactly(saved, corpus, tmp_path):
     """The text-view preset (its encoder swapped for the tiny one): the view's means are running averages kept in the
@@ -121,23 +121,24 @@ def test_the_continuous_family_reads_the_view(saved, corpus, tmp_path):
     out = tmp_path / 'run'
     view_run(saved, corpus, out, '--set', 'model.family=continuous', '--set', 'model.mean_bn=0.6',
              '--set', 'model.n_components=3', '--set', 'data.label_key=topic')
-    a = weights(out)
-    # q reads the embedding, (2D, its width), and a head on z predicts it, (its width, D)
-    assert a['model.view_in.weight'].shape == (16, 16) and a['model.view_head.proj.weight'].shape == (16, 8)
+    a, dim = weights(out), json.loads((out / 'config.json').read_text())['model']['latent_dim']
+    # q reads the embedding, (2 dim, its width), and a head on z predicts it, (its width, dim): the preset's 32 dims
+    assert dim == 32 and a['model.view_in.weight'].shape == (2 * dim, 16)
+    assert a['model.view_head.proj.weight'].shape == (16, dim)
     metrics = json.loads((out / 'metrics.json').read_text())
-    assert 1 <= metrics['active_units'] <= 8 and 0 <= metrics['latent_mutual_information'] <= np.log(metrics['n_heldout'])
+    assert 1 <= metrics['active_units'] <= dim and 0 <= metrics['latent_mutual_information'] <= np.log(metrics['n_heldout'])
     # its categories: k-means (3, the mixture's components) on the held-out posterior means, beside the clusterings
     table = run(*CLI, 'report', out).stdout.split('own categories (topic)')[1]
     rows = {w[0]: float(w[1]) for w in map(str.split, table.splitlines()) if w and w[0].endswith('kmeans')}
     assert {'latent_kmeans', 'embedding_kmeans', 'tfidf_kmeans'} <= set(rows) and 0 <= rows['latent_kmeans'] <= 1, table
     run(*CLI, 'export', out, '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
     held = [json.loads(line) for line in (tmp_path / 'held.jsonl').read_text().splitlines()]
-    assert len(held) == metrics['n_heldout'] and all(len(h['latent_mean']) == 8 for h in held)
+    assert len(held) == metrics['n_heldout'] and all(len(h['latent_mean']) == dim for h in held)
     assert {h['category'] for h in held} <= {'animal', 'colour', 'place'}
     # the means k-means reads are the exported ones (the same posterior, embeddings included)
     from inverse_surprisal.runs import load_run, split_posterior
     tr = load_run(out, device='cpu').trainer
     mu, logvar = split_posterior(tr, 'eval', batch_size=5)
-    assert mu.shape == logvar.shape == (len(held), 8)
+    assert mu.shape == logvar.shape == (len(held), dim)
     assert torch.allclose(mu, torch.tensor([h['latent_mean'] for h in held]), atol=1e-5)
     with pytest.raises(ValueError, match="split must be 'train' or 'eval', got 'test'"): split_posterior(tr, 'test')
