@@ -4,7 +4,9 @@ classical clusterings of the same texts? Two corpora reachable offline, each wit
   definition (examples cut), category = the lexicographer file (45);
 - debian: Debian bookworm's package index (the main Packages file that `apt-get update` fetches): x = whether the
   package is architecture-independent ('all') or built per architecture, y = its one-line synopsis, category = its
-  section (libs, python, games, science, ...).
+  section (libs, python, games, science, ...);
+- debian_long and fortunes (issue 81's hunt for a corpus where the words know more than the embedding): the first 30
+  words of a package's long description by section, and Debian's `fortunes` by file (`fortune_rows`).
 Per corpus: n_pairs pairs (a quarter held out by the trainer's own split), a byte-level BPE tokenizer and a 2-layer GPT-2
 base trained here on n_pairs *other* pairs. Per arm and seed: the `text` preset with 16 codes and the arm's settings;
 printed every eval: KL, l0 - l (the code), b - l0 (the decoder), then codes used, the code's NMI with the categories
@@ -233,6 +235,23 @@ def debian_long_rows(words: int=30):
                      f['Section'].split('/')[-1]))
     return rows
 
+FORTUNES = Path('/usr/share/games/fortunes')
+
+def fortune_rows(words: int=30):
+    """(x, y, category) of every fortune of Debian bookworm's `fortunes` package (`apt-get install fortunes`): whether it
+    ends in an attribution line ('-- Someone'), its first `words` words without that line, its file (art, computers,
+    food, linux, startrek, ...); one pair per distinct text."""
+    rows, seen = [], set()
+    for f in sorted(p for p in FORTUNES.iterdir() if p.is_file() and not p.suffix):
+        for text in f.read_text(encoding='utf-8', errors='replace').split('\n%\n'):
+            lines = [l for l in text.strip().splitlines() if l.strip()]
+            said = bool(lines) and lines[-1].strip().startswith('--')
+            y = ' '.join(' '.join(lines[:-1] if said else lines).split()[:words])
+            if not y or y in seen: continue
+            seen.add(y)
+            rows.append(('attributed' if said else 'plain', y, f.name))
+    return rows
+
 def planted_rows():
     "A tiny corpus with planted categories for make test: y's words from its category's set, x one of two words."
     g, sets = torch.Generator().manual_seed(0), [['red', 'green', 'blue', 'pink'], ['car', 'bus', 'train', 'boat'],
@@ -240,7 +259,8 @@ def planted_rows():
     return [(('a', 'b')[i % 2], ' '.join(sets[i % 3][j] for j in torch.randint(0, 4, (5,), generator=g)), i % 3)
             for i in range(2 * SIZES['quick']['n_pairs'])]
 
-CORPORA = dict(wordnet=wordnet_rows, debian=debian_rows, debian_long=debian_long_rows, planted=planted_rows)
+CORPORA = dict(wordnet=wordnet_rows, debian=debian_rows, debian_long=debian_long_rows, fortunes=fortune_rows,
+               planted=planted_rows)
 
 def train_tokenizer(texts: list, # (x, y) the byte-level BPE is trained on
                     vocab: int=2000, min_frequency: int=1):
