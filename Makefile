@@ -13,7 +13,7 @@ CONSTRAINTS := constraints.txt
 # a fingerprint of the generated and cleaned files (tracked and untracked), to tell whether a step changed them
 SNAPSHOT = git ls-files -co --exclude-standard -z -- nbs inverse_surprisal README.md | xargs -0 sha1sum | sha1sum
 
-.PHONY: bench grid text-grid matched-rate docs install constraints demo test check-clean check-export check-readme check-pages nbtest pytest readme export clean-nbs
+.PHONY: bench grid text-grid matched-rate docs install constraints demo test test-fast check-clean check-export check-readme check-pages nbtest pytest readme export clean-nbs
 
 $(STAMP): settings.ini setup.py $(CONSTRAINTS)
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -92,6 +92,16 @@ pytest: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadscope --durations=15 tests/
 
 test: check-clean check-export check-readme check-pages pytest
+
+# the edit loop (about a minute on 2 cores; `make test` before a commit): every page's quick cells but the three that
+# train runs (10_experiments, 12_own_data, 13_own_loop), through nbdev's runner (a worker imports torch once for all its
+# pages, where `make test` starts a Jupyter kernel per page), and the library's unit tests
+FAST_TESTS := tests/test_losses.py tests/test_cvae.py tests/test_synthetic_metrics.py tests/test_reference.py \
+	tests/test_clustering_encoder.py tests/test_explorer.py tests/test_bench_tables.py tests/test_matched_rate.py \
+	tests/test_head_probe.py
+test-fast: $(STAMP)
+	OMP_NUM_THREADS=1 $(BIN)/nbdev_test --n_workers 2 --skip_file_re '^(10_|12_|13_)'
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 -q -p no:cacheprovider $(FAST_TESTS)
 
 bench: $(STAMP)
 	$(PY) bench/run.py
