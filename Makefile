@@ -78,8 +78,8 @@ check-readme: $(STAMP)
 check-pages: $(STAMP)
 	@$(PY) tools/page_measures.py --check | tail -4
 
-# nbdev's own runner, on demand; `make test` runs every notebook once, in a Jupyter kernel (tests/test_notebooks.py), with
-# the same cells left out. One torch thread per worker: two workers of two threads each on two cores spin-wait on each
+# nbdev's own runner, on demand; `make test` runs every notebook once as nbdev's runner does (tests/test_notebooks.py:
+# the pages that show widgets in a Jupyter kernel), with the same cells left out. One torch thread per worker: two workers of two threads each on two cores spin-wait on each
 # other (a page that trains in one minute alone took nine beside 10_experiments)
 nbtest: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/nbdev_test --n_workers 2
@@ -95,7 +95,7 @@ test: check-clean check-export check-readme check-pages pytest
 
 # the edit loop (about a minute on 2 cores; `make test` before a commit): every page's quick cells but the three that
 # train runs (10_experiments, 12_own_data, 13_own_loop), through nbdev's runner (a worker imports torch once for all its
-# pages, where `make test` starts a Jupyter kernel per page), and the library's unit tests
+# pages), and the library's unit tests
 FAST_TESTS := tests/test_losses.py tests/test_cvae.py tests/test_synthetic_metrics.py tests/test_reference.py \
 	tests/test_clustering_encoder.py tests/test_explorer.py tests/test_bench_tables.py tests/test_matched_rate.py \
 	tests/test_head_probe.py

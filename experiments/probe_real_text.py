@@ -156,6 +156,14 @@ ARMS = {
                                                                   decoder_z='every', decoder_z_layers=1,
                                                                   support_delta=1e-3, decoder_lr=3e-4, support_sample=1),
                                                        data=dict(view_encoder='minilm', length_buckets=8)),
+    # ... the decoder run only on the classes holding 1 - 1e-4 of q* without the decoder's terms (model.view_delta)
+    'view-avg-k100-every-model-step-lr3-sample1-screen': dict(start=dict(codes='view_kmeans', steps=100),
+                                                              model=dict(eval_posterior='model', view_kappa=100.0,
+                                                                         view_decay=0.98, decoder_init='base_model',
+                                                                         decoder_z='every', decoder_z_layers=1,
+                                                                         support_delta=1e-3, decoder_lr=3e-4,
+                                                                         support_sample=1, view_delta=1e-4),
+                                                              data=dict(view_encoder='minilm', length_buckets=8)),
 }
 
 # the decoder the arms were measured with, unless they name another: a fresh one (the text preset's was, before issue 62)

@@ -1,11 +1,13 @@
 """Where a `text` step's time goes (issue 79): torch.profiler over training steps of bench/bench_text_step.py's model
 (16 codes, batch 32, a 2-layer d=64 GPT-2 over 2 000 tokens as the real-text probe's base, short context), with the
 decoder's gradient through every code (support_delta 0), on q*'s support (1e-3), with z in the copy's top block only,
-and (the text preset's step) on one code per pair drawn from the support (support_sample 1); per arm the milliseconds
+on one code per pair drawn from the support (support_sample 1), and that with the decoder run forward only on the codes
+the embedding view's screen keeps (view_delta 1e-4, the text preset's step; the bench's `screen` batch); per arm the milliseconds
 a step spends in its forward, backward and Adam, the forward's decoder passes (every code, without gradient on
 the support, then the codes with it), and the operators that take the most of it. One torch thread; run it with nothing else on the
 machine. Prints the tables and writes them to experiments/real_text/results/NAME.json (the own-data page reads
-profile_text_step.json, from before the fused GELU and support_sample, and profile_text_step_preset.json).
+profile_text_step.json, from before the fused GELU and support_sample, profile_text_step_preset.json, from before the
+screen, and profile_text_step_screen.json).
 Usage: python experiments/profile_text_step.py [--steps N] [--context N] [--name NAME]"""
 import argparse, json, sys
 from pathlib import Path
@@ -14,7 +16,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
 sys.path.insert(0, str(Path(__file__).parent.parent / 'bench'))
-from bench_text_step import setup
+from bench_text_step import SCREEN, setup
 from inverse_surprisal.shared_discrete_cvae import SharedDiscreteCVAE
 
 PASSES = {'_per_class': 'every code', '_on_support': 'the gradient codes'}
@@ -28,9 +30,9 @@ def labelled(method: str):
 
 for _m in PASSES: setattr(SharedDiscreteCVAE, _m, labelled(_m))
 
-def profiled(delta: float, x_len: int, steps: int, z_layers: int=0, sample: int=0):
+def profiled(delta: float, x_len: int, steps: int, z_layers: int=0, sample: int=0, screen: int=0):
     "The profiler's averages over `steps` training steps (after two unprofiled ones) at `support_delta` delta."
-    model, opt, batch, _ = setup(x_len, delta, z_layers, sample=sample)
+    model, opt, batch, _ = setup(x_len, delta, z_layers, sample=sample, screen=screen)
     def step():
         with record_function('forward'): o = model(**batch, step=300)
         with record_function('backward'): opt.zero_grad(); o.loss.backward()
@@ -43,15 +45,16 @@ def profiled(delta: float, x_len: int, steps: int, z_layers: int=0, sample: int=
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--steps', type=int, default=3); ap.add_argument('--context', type=int, default=3)
-    ap.add_argument('--name', default='profile_text_step_preset', help='the record: results/NAME.json')
+    ap.add_argument('--name', default='profile_text_step_screen', help='the record: results/NAME.json')
     a = ap.parse_args()
     torch.set_num_threads(1)
     torch.set_flush_denormal(True)      # as the trainer runs its steps (the run's `flush_denormal`)
     rec = dict(steps=a.steps, context=a.context, arms=[])
-    for name, delta, z_layers, sample in (('every code, forward and backward', 0.0, 0, 0), ("q*'s support", 1e-3, 0, 0),
-                                          ("q*'s support, z in the top block", 1e-3, 1, 0),
-                                          ('one code drawn from it: the preset', 1e-3, 1, 1)):
-        avg = profiled(delta, a.context, a.steps, z_layers, sample)
+    for name, delta, z_layers, sample, screen in (
+            ('every code, forward and backward', 0.0, 0, 0, 0), ("q*'s support", 1e-3, 0, 0, 0),
+            ("q*'s support, z in the top block", 1e-3, 1, 0, 0), ('one code drawn from it', 1e-3, 1, 1, 0),
+            ("the codes run forward chosen by the view's screen: the preset", 1e-3, 1, 1, SCREEN)):
+        avg = profiled(delta, a.context, a.steps, z_layers, sample, screen)
         phases = {e.key: e.cpu_time_total / 1000 / a.steps for e in avg
                   if e.key in ('forward', 'backward', 'adam', *PASSES.values())}
         print(f"{name}: ms a step " + ', '.join(f"{k} {v:.0f}" for k, v in phases.items()))

@@ -105,9 +105,8 @@ def _check_model(self):
 
 ModelConfig = dataclasses.make_dataclass('ModelConfig', [
     ('family', str, field(default='discrete')), # 'discrete' | 'continuous'
-    # own data: 'random' | 'base_embeddings' (the decoder's token embeddings and output layer from
-    # the base) | 'base_model' (the decoder is a trainable copy of the base, z through a
-    # zero-initialised path)
+    # own data: 'random' | 'base_embeddings' (the decoder's token embeddings and output layer from the base) |
+    # 'base_model' (the decoder is a trainable copy of the base, z through a zero-initialised path)
     ('decoder_init', str, field(default='random')),
     # 'base_model': -1 every parameter trains, k >= 0 the top k blocks only
     ('decoder_layers', int, field(default=-1)),
@@ -285,11 +284,12 @@ def check_view_settings(cfg, # a RunConfig
     latent, and the continuous family's posterior)."""
     view = bool(cfg.data.view_encoder)
     # the head's own settings, away from their defaults, with no head to read them
-    for name, what in (('view_kappa', 'weighs the embedding view'), ('view_decay', "keeps the embedding view's means")):
+    for name, what in (('view_kappa', 'weighs the embedding view'), ('view_decay', "keeps the embedding view's means"),
+                       ('view_delta', "screens by the embedding view's posterior")):
         if getattr(cfg.model, name) == getattr(ModelConfig, name): continue
-        if name == 'view_decay' and cfg.model.family != 'discrete':
-            raise ValueError(f"model.view_decay {what} of the discrete family's code, one per class; the continuous "
-                             f"family's head learns its map: leave model.view_decay at {ModelConfig.view_decay!r}")
+        if name != 'view_kappa' and cfg.model.family != 'discrete':
+            raise ValueError(f"model.{name} {what}: the discrete family's, one mean per class; the continuous "
+                             f"family's head learns its map: leave model.{name} at {getattr(ModelConfig, name)!r}")
         if not view: raise ValueError(f"model.{name} {what}: it needs data.view_encoder")
     if not view and cfg.start.codes == 'view_kmeans':
         raise ValueError("start.codes='view_kmeans' clusters y's sentence embeddings: it needs data.view_encoder")

@@ -23,36 +23,35 @@ OBJECTIVE = dict(recon='plain', warmup_steps=400, aux_weight=1.0)
 # the separator and y among them)
 PRESETS = {
     # a smaller task (8 classes: 4 transforms x 2 rotations, V=8, L=6), so the whole pipeline shows
-    # discovery in a few minutes (what it reaches: bench/presets.md); z at the separator and y, whose
-    # steps cost about half (z as a prefix in 600 steps: median 0.691, worst 0.271, in 131-195 s;
-    # the speed probe, experiments/probe_speed.py, seeds 0-4)
+    # discovery in a few minutes; z at the separator and y, against z as a prefix in the speed probe
+    # (experiments/probe_speed.py, seeds 0-4). What it reaches: bench/presets.md
     'demo': dict(steps=1000, base=dict(steps=1500, n_layers=2), eval_every=100, n_train=20000,
                  task=dict(vocab_size=8, length=6, n_rotations=2),
                  model=dict(code_sizes=(12,), **DISCOVERY),
                  split=dict(every=50, start=100), objective=OBJECTIVE),
-    # the learning rate falls on a cosine to a tenth: the constant rate's evaluations wandered (seed 1:
-    # 0.922, 0.917, 0.863, 0.958 at steps 1500-3000) and ended at 0.957-0.959 on seeds 0-2
-    # (experiments/probe_speed.py); the cosine's figures: bench/presets.md
+    # the learning rate falls on a cosine to a tenth: the constant rate's evaluations wandered in the
+    # speed probe (experiments/probe_speed.py, seeds 0-2). What it reaches: bench/presets.md
     'full': dict(steps=3000, base=dict(steps=5000), eval_every=500, n_train=50000, n_eval=2000,
                  lr_schedule='cosine', model=dict(code_sizes=(16,), **DISCOVERY),
                  split=dict(every=50), objective=OBJECTIVE),
-    # z at the separator and y (what it reaches: bench/presets.md); as a prefix (seeds 0-2) 12/12
-    # classes, joint NMI 0.92-0.96 of its ceiling, in 129-133 s
+    # z at the separator and y, against z as a prefix in the speed probe (experiments/probe_speed.py,
+    # seeds 0-2). What it reaches: bench/presets.md
     'probe': dict(base=dict(source='oracle'), steps=1200, eval_every=100, n_train=20000, n_eval=1000,
                   batch_size=16, model=dict(code_sizes=(16,), **DISCOVERY),
                   split=dict(every=50), objective=OBJECTIVE),
     # own data (--data), what `train --data` runs: b from the pretrained base; the decoder the base's own copy (l0 == b
     # at step 0) with z in its top block; y's all-MiniLM-L6-v2 embedding as the code's second explained thing (the
     # view, kappa 100, each code's mean the running average of its pairs'), the codes started from k-means on the
-    # embeddings; EM, its own q* off training. The real-text probe's `view-avg-k100-every-model-step-lr3-sample1` (the
-    # own-data page, "The view on the base's copy"); its step and evaluations as issue 79 measured them
+    # embeddings; EM, its own q* off training; the decoder run on the codes that q* without it leaves 1 - 1e-4 of
+    # (view_delta). The real-text probe's `view-avg-k100-every-model-step-lr3-sample1-screen` (the own-data page, "The
+    # view on the base's copy"); its step and evaluations as issue 79 measured them
     'text': dict(base=dict(source='pretrained'), steps=400, eval_every=100, batch_size=32, lr=3e-3,
                  start=dict(codes='view_kmeans', steps=100),
                  data=dict(eval_subset=256, length_buckets=8, view_encoder='minilm'),
                  model=dict(code_sizes=(8,), estimator='em', posterior_encoder='transformer',
                             aux_head='bow', eval_posterior='model', z_entry='prefix',
                             decoder_init='base_model', decoder_z='every', decoder_z_layers=1, decoder_lr=3e-4,
-                            support_delta=1e-3, support_sample=1, view_kappa=100.0, view_decay=0.98),
+                            support_delta=1e-3, support_sample=1, view_kappa=100.0, view_decay=0.98, view_delta=1e-4),
                  objective=OBJECTIVE),
     # seconds, for tests; z as a prefix, so that quick runs cover the path of the text preset and the
     # continuous family (the other presets cover the separator and y)
@@ -77,7 +76,8 @@ CONTINUOUS_PRESETS = {
     # real-text probe's `copy-bn0.6-viewhead200-d32`, the own-data page)
     'text': dict(start=dict(codes='none'), data=dict(length_buckets=0),
                  model=dict(eval_posterior='encoder', support_delta=0.0, support_sample=0, decoder_z_layers=0,
-                            decoder_lr=1e-4, view_kappa=200.0, view_decay=0.0, mean_bn=0.6, latent_dim=32)),
+                            decoder_lr=1e-4, view_kappa=200.0, view_decay=0.0, view_delta=0.0, mean_bn=0.6,
+                            latent_dim=32)),
 }
 
 # the text preset without the view (`--set data.view_encoder=none`, or no encoder to be had: `preset_settings`): as
@@ -87,7 +87,7 @@ _text, _cont = PRESETS['text'], CONTINUOUS_PRESETS['text']
 NO_VIEW = {'text': dict(_text, start=dict(_text['start'], codes='mixture'),
                         data=dict(eval_subset=256, length_buckets=8),
                         model={k: v for k, v in _text['model'].items()
-                               if k not in ('decoder_lr', 'view_kappa', 'view_decay')})}
+                               if k not in ('decoder_lr', 'view_kappa', 'view_decay', 'view_delta')})}
 CONTINUOUS_NO_VIEW = {'text': dict(_cont, model=dict(eval_posterior='encoder', support_delta=0.0, support_sample=0,
                                                      decoder_z_layers=0))}
 # `text-view`, the preset of the view before it joined the copy: now another name for `text`

@@ -23,7 +23,8 @@ from .nn import (CVAEArchConfig, check_cvae_batch,
 from .objective import (CVAEOutput, ObjectiveConfig, aux_term, beta_at, cvae_objective,
                                          reconstruction_term)
 from .reference import eval_mode
-from .support import class_nll_on_support, pair_class_nll, posterior_support, sampled_support
+from .support import (class_nll_on_candidates, class_nll_on_support, posterior_support,
+                                      sampled_support, screened_classes)
 from .text import batch_rows
 from .views import ViewHead, check_view_kappa
 
@@ -60,6 +61,9 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
     # EM with one code, in training: only the classes holding 1 - encoder_delta of the encoder's q run forward, and q*
     # is normalised over them (a class outside is taken to hold none of it); 0: every class runs forward
     encoder_delta: float=0.0
+    # the same with the classes chosen by q* without the decoder's terms: the prior, the head and the embedding view
+    # (under either, while a start holds the codes only its class runs: it is EM's posterior)
+    view_delta: float=0.0
 
     def __post_init__(self):
         self.code_sizes = tuple(self.code_sizes)
@@ -83,13 +87,17 @@ class SharedDiscreteCVAEConfig(CVAEArchConfig):
         if not isinstance(self.view_dim, int) or self.view_dim < 0:
             raise ValueError(f"view_dim must be an int >= 0, got {self.view_dim!r}")
         check_view_kappa(self.view_kappa)
-        for name, delta in (('support_delta', self.support_delta), ('encoder_delta', self.encoder_delta)):
+        for name, delta in (('support_delta', self.support_delta), ('encoder_delta', self.encoder_delta),
+                            ('view_delta', self.view_delta)):
             if not (isinstance(delta, (int, float)) and 0 <= delta < 1):
                 raise ValueError(f"{name} must be in [0, 1), got {delta!r}")
         if self.support_sample < 0: raise ValueError(f"support_sample must be an int >= 0, got {self.support_sample!r}")
-        if self.encoder_delta and (self.estimator != 'em' or len(self.code_sizes) != 1):
-            raise ValueError("encoder_delta > 0 needs estimator='em' and one code, got "
+        if (self.encoder_delta or self.view_delta) and (self.estimator != 'em' or len(self.code_sizes) != 1):
+            raise ValueError("encoder_delta or view_delta > 0 needs estimator='em' and one code, got "
                              f"estimator={self.estimator!r} and code_sizes={self.code_sizes!r}")
+        if self.view_delta and self.encoder_delta:
+            raise ValueError(f"view_delta and encoder_delta are two screens: set one, got {self.view_delta!r} and "
+                             f"{self.encoder_delta!r}")
         if not 0 <= self.view_decay < 1 or (self.view_decay and self.estimator != 'em'):
             raise ValueError(f"view_decay must be in [0, 1), and > 0 only with estimator='em' (its posterior moves "
                              f"the means), got {self.view_decay!r} with estimator={self.estimator!r}")
@@ -189,26 +197,21 @@ def _per_class(self: SharedDiscreteCVAE, input_ids, y_mask,
                y_view=None, # (bs,D) y's sentence embeddings, for a model with an embedding view
                decoder_grad: bool=True, # False: the decoder's terms without gradient (the head's keep theirs)
                candidates: Tensor=None, # (bs,C) bool: the decoder runs these classes only (0 elsewhere), no gradient
+               aux: Tensor=None, # (bs,C) the head's NLL, when computed already (`decoder=False`'s)
+               decoder: bool=True, # False: the head's terms only, the decoder's 0
               ):
-    """Decoder and head NLL of every joint class (the context shared by the classes when z enters
-    after it): (l(c) (bs,C), token NLL (bs,C,T), head NLL (bs,C)); the head's NLL counts the
-    embedding view's too."""
+    """Decoder and head NLL of every joint class (the context shared by the classes when z enters after it): (l(c)
+    (bs,C), token NLL (bs,C,T), head NLL (bs,C)); the head's NLL counts the embedding view's too."""
     bs, C, pre = len(input_ids), self.cfg.n_joint, self.class_prefix()
+    if aux is None:
+        ids, ym = input_ids.repeat_interleave(C, 0), y_mask.repeat_interleave(C, 0)
+        classes = torch.arange(C, device=ids.device).repeat(bs) if self.cfg.class_maps else None
+        aux = self._head(pre.sum(1).repeat(bs, 1), ids, ym, classes).view(bs, C) + self._view(pre.sum(1), y_view, True)
+    if not decoder: return aux.new_zeros(bs, C), aux.new_zeros(bs, C, input_ids.shape[1]), aux
     with torch.set_grad_enabled(decoder_grad and candidates is None and torch.is_grad_enabled()):
         l_c, tok_c = (class_sequence_nll(self.decoder, input_ids, y_mask, pre) if candidates is None
-                      else self._candidate_nll(input_ids, y_mask, pre, candidates))
-    ids, ym = input_ids.repeat_interleave(C, 0), y_mask.repeat_interleave(C, 0)
-    classes = torch.arange(C, device=ids.device).repeat(bs) if self.cfg.class_maps else None
-    aux_c = self._head(pre.sum(1).repeat(bs, 1), ids, ym, classes).view(bs, C)
-    return l_c, tok_c, aux_c + self._view(pre.sum(1), y_view, per_class=True)
-
-@patch
-def _candidate_nll(self: SharedDiscreteCVAE, input_ids, y_mask, pre, candidates):
-    "The decoder's (l(c) (bs,C), token NLL (bs,C,T)) of the candidate classes, 0 at the others."
-    (bs, T), (i, c) = input_ids.shape, candidates.nonzero(as_tuple=True)
-    l_k, tok_k = pair_class_nll(self.decoder, input_ids, y_mask, pre, i, c)
-    return (l_k.new_zeros(bs, len(pre)).index_put((i, c), l_k),
-            tok_k.new_zeros(bs, len(pre), T).index_put((i, c), tok_k))
+                      else class_nll_on_candidates(self.decoder, input_ids, y_mask, pre, candidates))
+    return l_c, tok_c, aux
 
 @patch
 def _on_support(self: SharedDiscreteCVAE, input_ids, y_mask,
@@ -314,7 +317,8 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
             start_code: Tensor=None,
             balanced: bool=False, # EM: the exact posterior balanced over the batch (Sinkhorn)
             y_view: Tensor=None, # (bs,D) y's sentence embeddings: the embedding view's (view_dim > 0)
-            # training with encoder_delta: every class runs forward too, and `candidate_miss` is q*'s mass outside them
+            # training with encoder_delta or view_delta: every class runs forward too, and `candidate_miss` is q*'s mass
+            # outside the classes that ran
             audit: bool=False,
            ) -> CVAEOutput:
     "Posterior per code, exact or Gumbel reconstruction, analytic KL per code, the objective."
@@ -327,14 +331,20 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
         raise ValueError("estimator='em' needs exact=True (or None)")
     per_class, left_out = None, {}
     # training with support_delta: every class's values without gradient, the decoder's gradient where the weights are
-    cut = self.cfg.support_delta or self.cfg.encoder_delta or self.cfg.support_sample
+    cut = self.cfg.support_delta or self.cfg.encoder_delta or self.cfg.support_sample or self.cfg.view_delta
     on_support = bool(exact and cut and self.training and torch.is_grad_enabled())
     def support(weights):
         pc, keep, left_out['mass'] = self._on_support(input_ids, y_mask, per_class, weights)
         left_out['size'] = keep.sum(1)
         return pc
-    cand = self._candidates(log_q, start_code) if on_support and self.cfg.encoder_delta > 0 and not balanced else None
-    if on_support: per_class = self._per_class(input_ids, y_mask, y_view, decoder_grad=False, candidates=cand)
+    costs, heads, cand = (y_mask, base_surprisal, base_token_surprisal, base_mean), None, None
+    screen = on_support and not balanced and (self.cfg.view_delta or self.cfg.encoder_delta)
+    if screen and start_code is not None: cand = F.one_hot(start_code.long(), log_pc.shape[1]).bool()  # EM's posterior
+    elif screen and self.cfg.view_delta:                # the classes that q* without the decoder leaves some mass
+        heads = self._per_class(input_ids, y_mask, y_view, decoder=False)
+        cand = screened_classes(self._q_star(log_pc, heads, *costs).exp(), self.cfg.view_delta)
+    elif screen: cand = screened_classes(self.joint_log_prob(log_q).exp(), self.cfg.encoder_delta)
+    if on_support: per_class = self._per_class(input_ids, y_mask, y_view, False, cand, heads and heads[2])
     if on_support and self.cfg.estimator == 'elbo': per_class = support(self.joint_log_prob(log_q).exp())
     if self.cfg.eval_posterior == 'model' and not self.training:     # q is EM's own q*
         per_class = self._per_class(input_ids, y_mask, y_view)
@@ -353,9 +363,8 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
                          extras=dict(log_q=log_q, log_p=log_p, exact=exact, sample=sample))
     if exact and cand is None: out.extras['marginal_nll'] = prior_marginal_nll(log_pc, per_class[0]).detach()
     if cand is not None: out.extras['forward_classes'] = cand.sum(1)
-    if audit and cand is not None: out.extras['candidate_miss'] = self._miss(input_ids, y_mask, y_view, log_pc, cand,
-                                                                           base_surprisal, base_token_surprisal,
-                                                                           base_mean)
+    if audit and cand is not None and start_code is None: out.extras['candidate_miss'] = self._miss(input_ids, y_mask, y_view, log_pc, cand,
+                                                                           *costs[1:])
     if self.cfg.estimator == 'em':
         out.loss = self.em_loss(step, per_class, sample, log_pc, y_mask,
                                 base_surprisal, base_token_surprisal, base_mean,
@@ -428,15 +437,6 @@ def em_loss(self: SharedDiscreteCVAE,
             self.view_head.update(post, y_view)
     if support is not None: cost = self._em_cost(support(post), y_mask, base_surprisal, base_token_surprisal, base_mean)
     return (post * (cost - beta_at(cfg, step) * log_pc - log_qc)).sum(1).mean()
-
-@patch
-def _candidates(self: SharedDiscreteCVAE,
-                log_q: list, # the encoder's [log q (bs,C)] (one code)
-                start_code: Tensor=None, # (bs,) a start's classes, always among them
-               ) -> Tensor: # (bs,C) bool
-    "The classes that run forward under `encoder_delta`: those holding 1 - encoder_delta of the encoder's q."
-    cand = posterior_support(log_q[0].exp(), self.cfg.encoder_delta)[0]
-    return cand if start_code is None else cand | F.one_hot(start_code.long(), cand.shape[1]).bool()
 
 @patch
 @torch.no_grad()

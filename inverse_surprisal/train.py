@@ -266,7 +266,7 @@ def _left_out(o, n: int) -> dict:
     if left is None: return {}
     out = dict(left_out_mass=global_mean(left.mean(), n), left_out_mass_max=left.max().item(),
                support_size=global_mean(o.extras['support_size'].float().mean(), n))
-    # `encoder_delta`: the classes that ran forward, and (audited on a log step) q*'s mass they missed
+    # `encoder_delta`, `view_delta`: the classes that ran forward, and (audited on a log step) q*'s mass they missed
     if 'forward_classes' in o.extras:
         out['forward_classes'] = global_mean(o.extras['forward_classes'].float().mean(), n)
     if 'candidate_miss' in o.extras:
@@ -280,8 +280,8 @@ def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: 
     """One optimiser step on a batch that `gen` draws from `data`; a log line every `log_every`
     steps."""
     rows = self._batch(data, gen, step)
-    if step % self.cfg.log_every == 0 and self.cfg.model.encoder_delta:   # what the candidates missed, on log steps
-        rows['audit'] = True
+    if step % self.cfg.log_every == 0 and (self.cfg.model.encoder_delta or self.cfg.model.view_delta):
+        rows['audit'] = True                            # what the screen missed, on log steps
     with autocast(self.cfg, self.device): o = ddp(**rows, base_mean=base_mean, step=step)
     _set_lr(opt, cvae_lr_factor(self.cfg, step))
     opt.zero_grad(); o.loss.backward(); opt.step(); bar.update()

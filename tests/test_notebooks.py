@@ -1,9 +1,15 @@
-"""Every notebook runs once under a real Jupyter kernel (nbclient + ipykernel): this is `make test`'s run of the
-notebooks. The cells are those `nbdev_test` runs (cells flagged `#| slow` and `#| eval: false` are left out), and
-each cell that shows a figure or a widget in the committed notebook must show one again. Each notebook runs in a
-process of its own (`python tests/test_notebooks.py NAME`), which prints the time each cell starts.
+"""Every notebook runs once: this is `make test`'s run of the notebooks. The cells are those `nbdev_test` runs (cells
+flagged `#| slow` and `#| eval: false` are left out), and each cell that shows a figure or a widget in the committed
+notebook must show one again.
 
-Why runs stalled, and what ends it. 11_explorer's `widget()` cell stalled in 2 of 7 full runs on 2026-12-05 (and
+Most pages run as `nbdev_test` runs them: in the test worker's own process, each in a fresh IPython shell of its own
+(execnb's `CaptureShell`, a namespace of its own, matplotlib inline), so that a worker imports torch and transformers
+once for all its pages instead of once a page (a Jupyter kernel per page cost 3-4 s of CPU a page before its first
+cell). The pages whose committed outputs hold a widget (`KERNEL_PAGES`: the explorer's, and the progress bars that
+tqdm draws as widgets in a kernel), and the grid's page (a thread it starts would outlive it), run under a real Jupyter kernel (nbclient + ipykernel), each in a process of its own
+(`python tests/test_notebooks.py NAME`), which prints the time each cell starts.
+
+Why kernel runs stalled, and what ends it. 11_explorer's `widget()` cell stalled in 2 of 7 full runs on 2026-12-05 (and
 once more on a fresh clone that day): kernel and client both idle. Under load (11_explorer twice at once beside a busy
 core) it stalls in 6 of 7 runs, and nbclient's debug log shows where: the kernel has finished (IOPub says idle) and
 its execute_reply lies in the client's shell socket, but the client's asyncio poll of that socket misses the
@@ -13,7 +19,7 @@ timeout fires; with a 40 s cell timeout every slow run took 39 s more, with the 
 most that: 0 of 50 runs stalled under the same load (the slowest 11 s), nor 0 of 40 through this file. A notebook still running after `STALL`
 seconds is still killed with its kernel and run once more, now a guard only; the first run's cell times go to the
 warnings summary."""
-import re, subprocess, sys, time, warnings
+import os, re, subprocess, sys, time, warnings
 from pathlib import Path
 from queue import Empty
 
@@ -27,6 +33,10 @@ NOTEBOOKS = sorted(p.name for p in NBS.glob('*.ipynb') if not p.name.startswith(
 SKIP = re.compile(r'^\s*#\s*\|\s*(slow\b|eval:\s*false\b)', re.M)
 SHOWN = ('image/png', 'application/vnd.jupyter.widget-view+json')
 STALL = 300
+WIDGET = 'application/vnd.jupyter.widget-view+json'
+# a page with a widget in its committed outputs, and the grid's page, which starts a grid worker's watch thread
+# (`exit_with_parent`) that would outlive the page in a shared process
+KERNEL_PAGES = sorted(n for n in NOTEBOOKS if WIDGET in (NBS / n).read_text() or n == '09f_grid.ipynb')
 SLICE = 0.5   # seconds: the longest the client waits on a channel before looking at its socket again
 
 def sliced(get_msg, every: float=SLICE):
@@ -73,6 +83,24 @@ def run_notebook(name: str):
     print(f"{time.strftime('%T')} every cell ran, the kernel is shut down", file=sys.stderr, flush=True)
     lost = [c.get('id') for c, kinds in zip(nb.cells, committed) if not kinds <= shown(c)]
     assert not lost, f"cells that showed a figure or widget when committed show none now: {lost}"
+
+def run_in_this_process(name: str):
+    """Execute the notebook's quick cells as `nbdev_test` does, in a fresh IPython shell in this process (the page's
+    folder its working directory); raise on a failing cell, with its traceback, or a figure gone."""
+    from execnb.nbio import read_nb
+    from execnb.shell import CaptureShell
+    nb = read_nb(NBS / name)
+    nb.cells = [c for c in nb.cells if c.cell_type != 'code' or not SKIP.search(c.source)]
+    committed = [shown(c) for c in nb.cells]
+    for c in nb.cells:
+        if c.cell_type == 'code': c.outputs = []
+    shell, here = CaptureShell(NBS / name), os.getcwd()
+    os.chdir(NBS)
+    try: shell.run_all(nb, exc_stop=True)
+    except BaseException as e: raise AssertionError(f"{name}:\n{shell.prettytb(fname=name)}") from e
+    finally: os.chdir(here)
+    lost = [c.get('id') for c, kinds in zip(nb.cells, committed) if not kinds <= shown(c)]
+    assert not lost, f"{name}: cells that showed a figure when committed show none now: {lost}"
 
 def test_quick_cells_leave_out_slow_ones():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in ('x = 1', '#| slow\nx = 2', '#|eval: false\nx = 3', '# x = 4')])
@@ -141,8 +169,9 @@ def notebook_class(name: str) -> type:
     """A test class of one notebook. `make pytest` hands out work by scope (`--dist loadscope`): a module's tests go to
     one worker together, so that its fixtures build once, and each class is a scope of its own, so that the notebooks,
     the longest tests, spread over the workers."""
-    return type(f"TestNotebook_{re.sub(r'[^0-9A-Za-z]', '_', name[:-len('.ipynb')])}", (),
-                dict(test_runs_in_a_jupyter_kernel=lambda self: runs_in_a_jupyter_kernel(name)))
+    test = (dict(test_runs_in_a_jupyter_kernel=lambda self: runs_in_a_jupyter_kernel(name)) if name in KERNEL_PAGES
+            else dict(test_runs_as_nbdev_test_runs_it=lambda self: run_in_this_process(name)))
+    return type(f"TestNotebook_{re.sub(r'[^0-9A-Za-z]', '_', name[:-len('.ipynb')])}", (), test)
 
 for _cls in map(notebook_class, NOTEBOOKS): globals()[_cls.__name__] = _cls
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # the tests' helpers
-from runs import BIN, records, run
+from runs import BIN, cli, records, run
 
 CLI = [str(BIN / 'inverse-surprisal')]
 TINY = ['train', '--preset', 'tiny', '--no-progress']
@@ -18,8 +18,8 @@ OWN = ['--set', 'steps=4', '--set', 'eval_every=2', '--set', 'batch_size=8', '--
        '--set', 'data.eval_fraction=0.25', '--no-progress']
 
 def own_run(saved, out, data=None, base=None, *extra, check=True):
-    "`train` on the saved pairs and GPT-2 (or other ones), a few steps."
-    return run(*CLI, 'train', '--data', data or saved / 'pairs.jsonl', '--base-model', base or saved / 'base',
+    "`train` on the saved pairs and GPT-2 (or other ones), a few steps, in this process (`cli`)."
+    return cli('train', '--data', data or saved / 'pairs.jsonl', '--base-model', base or saved / 'base',
                '--out', out, *OWN, *extra, check=check)
 
 def refused(res, *words):
@@ -54,7 +54,7 @@ def test_a_stale_lock_after_a_crash_is_taken_over(tmp_path):
     out = tmp_path / 'run'; out.mkdir()
     (out / 'inverse-surprisal-run.json').write_text(json.dumps(dict(kind='run')))
     (out / 'run.lock').write_text('pid 999999 on a-crashed-host\n')
-    run(*CLI, *TINY, '--out', out)
+    cli(*TINY, '--out', out)
 
 # 4. --out on someone else's folder
 
@@ -62,15 +62,15 @@ def test_out_on_a_folder_of_user_files_is_refused(tmp_path):
     mine = tmp_path / 'mine'; mine.mkdir()
     files = {'config.json': '{"my": "settings"}', 'metrics.json': '[1, 2]', '.draft.tmp': 'notes'}
     for name, text in files.items(): (mine / name).write_text(text)
-    refused(run(*CLI, *TINY, '--out', mine, check=False), f'--out {mine}', 'not a run directory')
+    refused(cli(*TINY, '--out', mine, check=False), f'--out {mine}', 'not a run directory')
     assert {p.name: p.read_text() for p in mine.iterdir()} == files      # untouched, nothing added
-    refused(run(*CLI, *TINY, '--out', '', check=False), '--out')
-    refused(run(*CLI, 'compare', '--preset', 'tiny', '--no-progress', '--out', mine, check=False), 'not a run directory')
+    refused(cli(*TINY, '--out', '', check=False), '--out')
+    refused(cli('compare', '--preset', 'tiny', '--no-progress', '--out', mine, check=False), 'not a run directory')
 
 def test_out_empty_or_missing_is_taken(tmp_path):
     (tmp_path / 'empty').mkdir()
     for out in (tmp_path / 'empty', tmp_path / 'missing'):
-        run(*CLI, *TINY, '--out', out)
+        cli(*TINY, '--out', out)
         assert json.loads((out / 'inverse-surprisal-run.json').read_text())['kind'] == 'run'
 
 # 2. resume after the inputs changed
@@ -159,13 +159,13 @@ def test_own_categories_judge_the_code_and_training_never_reads_them(saved, tmp_
         safe_open(run / 'cvae.safetensors', 'pt'))
     a, b = weights(tmp_path / 'topics'), weights(tmp_path / 'shuffled')
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)        # the column is never read
-    res = run(*CLI, 'report', tmp_path / 'topics')
+    res = cli('report', tmp_path / 'topics')
     table = res.stdout.split("own categories (topic)")[1]
     scores = {w[0]: [float(v) for v in w[1:]] for w in map(str.split, table.splitlines())
               if w and w[0] in ('code', 'tfidf_kmeans', 'mixture_of_unigrams', 'lda', 'embedding_kmeans')}
     assert {'code', 'tfidf_kmeans', 'mixture_of_unigrams', 'lda'} <= set(scores), table
     assert max(scores[n][0] for n in ('tfidf_kmeans', 'mixture_of_unigrams')) > 0.9, table   # the planted sets, found
-    res = run(*CLI, 'export', tmp_path / 'topics', '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
+    res = cli('export', tmp_path / 'topics', '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
     assert table.split('```')[1].strip() in res.stdout                  # the same judge's table
     held = [json.loads(line) for line in (tmp_path / 'held.jsonl').read_text().splitlines()]
     assert all(h['category'] == rows[h['pair']]['topic'] for h in held) and len(held) > 20
@@ -187,12 +187,12 @@ def test_a_runs_own_files_and_inputs_are_never_a_destination(saved, tmp_path):
     pairs = tmp_path / 'pairs.jsonl'; shutil.copy(saved / 'pairs.jsonl', pairs)
     own_run(saved, tmp_path / 'run', pairs)
     before = {p: p.read_bytes() for p in [pairs, *(tmp_path / 'run').glob('*.iscache')]}
-    refused(run(*CLI, 'score', '--data', pairs, '--base-model', saved / 'base', '--out', tmp_path / 'b.jsonl',
+    refused(cli('score', '--data', pairs, '--base-model', saved / 'base', '--out', tmp_path / 'b.jsonl',
                 '--cache', tmp_path / 'run' / 'base_train.iscache', check=False), 'lies in the run directory')
-    refused(run(*CLI, 'export', tmp_path / 'run', '--out', pairs, '--overwrite', '--device', 'cpu', check=False),
+    refused(cli('export', tmp_path / 'run', '--out', pairs, '--overwrite', '--device', 'cpu', check=False),
             f'is data.path {pairs}', 'which is read, not written')
     assert {p: p.read_bytes() for p in before} == before and len(before) == 3
-    run(*CLI, 'report', tmp_path / 'run')                               # the run still opens
+    cli('report', tmp_path / 'run')                               # the run still opens
 
 def test_categories_when_every_x_differs(saved, tmp_path):
     "Nothing is left beyond x: report and export say so beside AMI, write their files whole and exit 0."
@@ -201,9 +201,9 @@ def test_categories_when_every_x_differs(saved, tmp_path):
             for i in range(80)]
     (tmp_path / 'own.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in rows))
     own_run(saved, tmp_path / 'run', tmp_path / 'own.jsonl', None, '--set', 'data.label_key=topic')
-    res = run(*CLI, 'report', tmp_path / 'run')
+    res = cli('report', tmp_path / 'run')
     assert 'nothing is left to judge beyond x' in res.stdout and 'n/a' in (tmp_path / 'run' / 'report.md').read_text()
-    res = run(*CLI, 'export', tmp_path / 'run', '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
+    res = cli('export', tmp_path / 'run', '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
     assert 'nothing is left to judge beyond x' in res.stdout
     assert len((tmp_path / 'held.jsonl').read_text().splitlines()) == 20
 
@@ -272,8 +272,8 @@ def test_unrepresentable_numbers_are_refused(tmp_path):
     from inverse_surprisal.objective import ObjectiveConfig
     with pytest.raises(ValueError, match='eps must be'): ObjectiveConfig(eps=1e308)
     with pytest.raises(ValueError, match='beta must be'): ObjectiveConfig(beta=1e300)
-    refused(run(*CLI, *TINY, '--out', tmp_path / 'r', '--eps', '1e308', '--recon', 'example', check=False), 'eps must be')
-    refused(run(*CLI, *TINY, '--out', tmp_path / 'r', '--set', 'lr=1e300', check=False), 'lr must be')
+    refused(cli(*TINY, '--out', tmp_path / 'r', '--eps', '1e308', '--recon', 'example', check=False), 'eps must be')
+    refused(cli(*TINY, '--out', tmp_path / 'r', '--set', 'lr=1e300', check=False), 'lr must be')
 
 # 9. settings accepted and then crashing or ignored
 
@@ -285,28 +285,28 @@ def test_unrepresentable_numbers_are_refused(tmp_path):
     (['--eps', '0.5', '--recon', 'plain'], "--eps is the example-level term's"),
 ])
 def test_settings_the_run_would_ignore_or_crash_on(tmp_path, args, message):
-    refused(run(*CLI, *TINY, '--out', tmp_path / 'r', *args, check=False), message)
+    refused(cli(*TINY, '--out', tmp_path / 'r', *args, check=False), message)
     assert not (tmp_path / 'r').exists()
 
 def test_config_with_preset_is_refused(tmp_path):
-    run(*CLI, *TINY, '--out', tmp_path / 'r')
-    res = run(*CLI, 'train', '--config', tmp_path / 'r' / 'config.json', '--preset', 'demo', '--out', tmp_path / 's',
+    cli(*TINY, '--out', tmp_path / 'r')
+    res = cli('train', '--config', tmp_path / 'r' / 'config.json', '--preset', 'demo', '--out', tmp_path / 's',
               check=False)
     refused(res, '--config and --preset')
 
 # 7. errors that were tracebacks
 
 def test_report_and_resume_on_damaged_run_directories(tmp_path):
-    out = tmp_path / 'r'; run(*CLI, *TINY, '--out', out)
+    out = tmp_path / 'r'; cli(*TINY, '--out', out)
     (out / 'metrics.jsonl').unlink()
-    refused(run(*CLI, 'report', out, check=False), 'metrics.jsonl')
+    refused(cli('report', out, check=False), 'metrics.jsonl')
     (out / 'config.json').write_text('{not json')
-    refused(run(*CLI, *TINY, '--out', out, '--resume', check=False), 'config.json')
+    refused(cli(*TINY, '--out', out, '--resume', check=False), 'config.json')
 
 def test_unwritable_out(tmp_path):
     (tmp_path / 'file').write_text('a file')
-    refused(run(*CLI, *TINY, '--out', tmp_path / 'file' / 'run', check=False), str(tmp_path / 'file'))
-    refused(run(*CLI, *TINY, '--out', tmp_path / 'r', '--device', 'meta', check=False), '--device meta')
+    refused(cli(*TINY, '--out', tmp_path / 'file' / 'run', check=False), str(tmp_path / 'file'))
+    refused(cli(*TINY, '--out', tmp_path / 'r', '--device', 'meta', check=False), '--device meta')
 
 def test_model_vocabulary_smaller_than_the_tokenizer(saved, tmp_path):
     small = transformers.GPT2Config.from_pretrained(saved / 'base', local_files_only=True); small.vocab_size = 5
@@ -325,7 +325,7 @@ def test_full_disk(tmp_path):
     if subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', str(disk)], capture_output=True).returncode:
         pytest.skip('mounting a tmpfs is not allowed here')
     try:
-        res = run(*CLI, *TINY, '--out', disk / 'run', check=False)
+        res = cli(*TINY, '--out', disk / 'run', check=False)
         refused(res, 'No space left on device', str(disk / 'run'))
         assert not list((disk / 'run').glob('.*.tmp'))
     finally: subprocess.run(['umount', str(disk)])
@@ -334,26 +334,26 @@ def test_full_disk(tmp_path):
 
 def test_resume_replays_a_log_torn_by_a_kill(tmp_path):
     "The last line of metrics.jsonl torn by a kill: the TensorBoard replay leaves it out, as the log's cut does."
-    out = tmp_path / 'r'; run(*CLI, *TINY, '--out', out)
+    out = tmp_path / 'r'; cli(*TINY, '--out', out)
     log = out / 'metrics.jsonl'; text = log.read_text(); log.write_text(text[:-len(text.splitlines()[-1]) // 2 - 1])
-    run(*CLI, *TINY, '--out', out, '--resume')
+    cli(*TINY, '--out', out, '--resume')
     assert all('phase' in r for r in records(out))                        # whole lines only, again
 
 def test_a_damaged_cache_or_report_is_one_line(tmp_path):
-    out = tmp_path / 'r'; run(*CLI, *TINY, '--out', out)
+    out = tmp_path / 'r'; cli(*TINY, '--out', out)
     cache = out / 'base_train.iscache'; raw = bytearray(cache.read_bytes()); raw[-3] ^= 0xff; cache.write_bytes(bytes(raw))
-    refused(run(*CLI, *TINY, '--out', out, '--resume', check=False), 'base_train.iscache', 'fails its checksum')
+    refused(cli(*TINY, '--out', out, '--resume', check=False), 'base_train.iscache', 'fails its checksum')
     (out / 'report.md').mkdir()                                       # a report that cannot be written
-    refused(run(*CLI, 'report', out, check=False), 'report.md')
+    refused(cli('report', out, check=False), 'report.md')
 
 def test_relative_paths_are_found_from_another_folder(saved, tmp_path):
     work, elsewhere = tmp_path / 'work', tmp_path / 'elsewhere'; work.mkdir(); elsewhere.mkdir()
     shutil.copy(saved / 'pairs.jsonl', work); shutil.copytree(saved / 'base', work / 'base')
-    run(*CLI, 'train', '--data', 'pairs.jsonl', '--base-model', 'base', '--out', 'run', *OWN, cwd=work)
+    cli('train', '--data', 'pairs.jsonl', '--base-model', 'base', '--out', 'run', *OWN, cwd=work)
     cfg = json.loads((work / 'run' / 'config.json').read_text())['data']
     assert (cfg['path'], cfg['base_model']) == (str(work / 'pairs.jsonl'), str(work / 'base'))
-    run(*CLI, 'export', work / 'run', '--out', 'held.csv', '--device', 'cpu', cwd=elsewhere)
-    run(*CLI, 'train', '--data', work / 'pairs.jsonl', '--base-model', work / 'base', '--out', work / 'run', *OWN,
+    cli('export', work / 'run', '--out', 'held.csv', '--device', 'cpu', cwd=elsewhere)
+    cli('train', '--data', work / 'pairs.jsonl', '--base-model', work / 'base', '--out', work / 'run', *OWN,
         '--resume', cwd=elsewhere)
     assert (elsewhere / 'held.csv').exists()
 

@@ -159,7 +159,8 @@ def test_encode_refuses_a_pair_longer_than_the_cvae_reads(trained):
 
 def test_support_and_candidates_in_a_text_run(saved, tmp_path):
     """model.support_delta and model.encoder_delta through the trainer: every step's log names the mass left out of the
-    gradient (within delta), the classes kept and run forward, and on its log steps q*'s mass the candidates missed."""
+    gradient (within delta), the classes kept and run forward, and on its log steps after the start q*'s mass the
+    candidates missed."""
     cfg = make_config('text', merge_overrides(OWN, dict(
         steps=6, log_every=2, start=dict(steps=2),
         model=dict(family='discrete', code_sizes=(5,), support_delta=0.05, encoder_delta=0.05),
@@ -169,6 +170,7 @@ def test_support_and_candidates_in_a_text_run(saved, tmp_path):
     assert [r['step'] for r in steps] == [0, 2, 4]
     for r in steps:
         assert 0 <= r['left_out_mass'] <= r['left_out_mass_max'] <= 0.05
-        assert 1 <= r['support_size'] <= r['forward_classes'] <= 5 and 0 <= r['candidate_miss'] <= 1
-    # the start's classes stand for q* in its first steps: one class each, nothing left out
-    assert steps[0]['support_size'] == 1 and steps[0]['left_out_mass'] == 0
+        assert 1 <= r['support_size'] <= r['forward_classes'] <= 5
+    # the start's classes stand for q* in its first steps: only they run, nothing left out, nothing to miss
+    assert steps[0]['support_size'] == steps[0]['forward_classes'] == 1 and steps[0]['left_out_mass'] == 0
+    assert 'candidate_miss' not in steps[0] and all(0 <= r['candidate_miss'] <= 1 for r in steps[1:])

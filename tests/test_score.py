@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from runs import BIN, run
+from runs import BIN, cli, run
 import inverse_surprisal.score as score
 
 transformers = pytest.importorskip('transformers')
@@ -22,7 +22,7 @@ def hf_b(saved):
                 * int(it['y_mask'].sum()) for it in data]
 
 def test_cli_scores_equal_hugging_face_loss(saved, tmp_path):
-    res = run(*CLI, '--data', saved / 'pairs.jsonl', '--base-model', saved / 'base', '--out', tmp_path / 's.parquet', '--tokens', '--no-progress')
+    res = cli('score', '--data', saved / 'pairs.jsonl', '--base-model', saved / 'base', '--out', tmp_path / 's.parquet', '--tokens', '--no-progress')
     assert 'scored 40 pairs (40 new to the cache' in res.stdout and 'tokens/s' in res.stdout
     t = pq.read_table(tmp_path / 's.parquet').to_pydict()
     assert t['pair'] == list(range(40))
@@ -30,7 +30,7 @@ def test_cli_scores_equal_hugging_face_loss(saved, tmp_path):
     np.testing.assert_allclose([sum(s) for s in t['token_surprisal']], t['b'], rtol=1e-5)
     assert [len(s) for s in t['token_surprisal']] == t['n_y_tokens']
     # a second call reads the cache: nothing is scored again, the same table
-    res = run(*CLI, '--data', saved / 'pairs.jsonl', '--base-model', saved / 'base', '--out', tmp_path / 's.csv', '--cache', tmp_path / 's.iscache', '--no-progress')
+    res = cli('score', '--data', saved / 'pairs.jsonl', '--base-model', saved / 'base', '--out', tmp_path / 's.csv', '--cache', tmp_path / 's.iscache', '--no-progress')
     assert '(0 new to the cache' in res.stdout
     import csv
     np.testing.assert_array_equal([float(r['b']) for r in csv.DictReader(open(tmp_path / 's.csv'))], t['b'])
@@ -88,7 +88,7 @@ def test_refusals_are_one_line(saved, tmp_path, case):
         'folder': (saved / 'pairs.jsonl', tmp_path, [], 'is a folder: name a file'),
         'dtype': (saved / 'pairs.jsonl', tmp_path / 's.jsonl', ['--dtype', 'float16'], "invalid choice: 'float16'"),
     }[case]
-    res = run(*CLI, '--data', tmp_path / data if isinstance(data, str) else data, '--base-model', saved / 'base', '--out', out, *extra, '--no-progress', check=False)
+    res = cli('score', '--data', tmp_path / data if isinstance(data, str) else data, '--base-model', saved / 'base', '--out', out, *extra, '--no-progress', check=False)
     assert res.returncode == 2 and 'Traceback' not in res.stderr, res.stderr
     assert msg in res.stderr.strip().splitlines()[-1], res.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ['bad.jsonl', 'nocol.csv']   # nothing half-written
@@ -110,8 +110,8 @@ def test_too_long_pairs_are_an_error_or_left_out_and_counted(saved, tmp_path):
     long = json.dumps(dict(x=' '.join(['the'] * 12), y=' '.join(['cat'] * 6)))
     (tmp_path / 'p.jsonl').write_text('\n'.join(lines[:3] + [long] + lines[3:]) + '\n')
     args = ['--data', tmp_path / 'p.jsonl', '--base-model', saved / 'base', '--no-progress']
-    res = run(*CLI, *args, '--out', tmp_path / 'a.jsonl', check=False)
+    res = cli('score', *args, '--out', tmp_path / 'a.jsonl', check=False)
     assert res.returncode == 2 and 'longer than max_len=16' in res.stderr and not (tmp_path / 'a.jsonl').exists()
-    res = run(*CLI, *args, '--out', tmp_path / 'b.jsonl', '--too-long', 'drop')
+    res = cli('score', *args, '--out', tmp_path / 'b.jsonl', '--too-long', 'drop')
     assert '1 left out as too long' in res.stdout
     assert [json.loads(l)['pair'] for l in open(tmp_path / 'b.jsonl')] == [0, 1, 2] + list(range(4, 41))

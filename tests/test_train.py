@@ -6,14 +6,14 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # the tests' helpers
-from runs import BIN, KILL_AFTER, records, run, without_wall
+from runs import BIN, KILL_AFTER, cli, records, run, without_wall
 
 CLI = [str(BIN / 'inverse-surprisal')]
 
 @pytest.fixture(scope='module')
 def uninterrupted(tmp_path_factory):
     out = tmp_path_factory.mktemp('runs') / 'whole'
-    res = run(*CLI, 'train', '--preset', 'tiny', '--out', out, '--no-progress')
+    res = cli('train', '--preset', 'tiny', '--out', out, '--no-progress')
     assert 'information_gain' in res.stdout and 'oracle_information' in res.stdout   # the end-of-run table
     return out
 
@@ -24,19 +24,19 @@ def test_run_directory(uninterrupted):
     for k in ('oracle_information', 'information_gain', 'base_gap_per_token', 'kl', 'nmi_joint', 'nmi_transform', 'nmi_rotation', 'mig', 'efficiency', 'wall_seconds'):
         assert k in m
     assert all('step' in r and ('loss' in r or r['phase'] == 'eval') for r in records(uninterrupted))
-    report = run(*CLI, 'report', uninterrupted)
+    report = cli('report', uninterrupted)
     assert (uninterrupted / 'report.md').exists() and 'information_gain' in report.stdout
 
 def test_bad_config_is_rejected(tmp_path):
-    res = run(*CLI, 'train', '--preset', 'tiny', '--out', tmp_path / 'x', '--set', 'objective.betta=1', check=False)
+    res = cli('train', '--preset', 'tiny', '--out', tmp_path / 'x', '--set', 'objective.betta=1', check=False)
     assert res.returncode == 2 and "unknown config key(s) ['objective.betta']" in res.stderr
-    res = run(*CLI, 'train', '--preset', 'tiny', '--out', tmp_path / 'x', '--beta', '-1', check=False)
+    res = cli('train', '--preset', 'tiny', '--out', tmp_path / 'x', '--beta', '-1', check=False)
     assert res.returncode == 2 and 'beta must be a finite number >= 0' in res.stderr
-    assert 'reconstruction term' in run(*CLI, 'train', '--help').stdout
+    assert 'reconstruction term' in cli('train', '--help').stdout
 
 def test_existing_run_needs_resume(uninterrupted, tmp_path):
     copy = tmp_path / 'copy'; shutil.copytree(uninterrupted, copy)
-    res = run(*CLI, 'train', '--preset', 'tiny', '--out', copy, '--no-progress', check=False)
+    res = cli('train', '--preset', 'tiny', '--out', copy, '--no-progress', check=False)
     assert res.returncode != 0 and 'pass --resume' in res.stderr
 
 @pytest.mark.parametrize('killed_after', ['base.safetensors', 'cvae.safetensors'])
@@ -45,7 +45,7 @@ def test_killed_and_resumed_equals_uninterrupted(uninterrupted, tmp_path, killed
     out = tmp_path / 'killed'
     res = run(sys.executable, KILL_AFTER, out, killed_after, 'train', '--preset', 'tiny', '--no-progress', check=False)
     assert res.returncode == -9 and not (out / 'metrics.json').exists()
-    run(*CLI, 'train', '--preset', 'tiny', '--out', out, '--resume', '--no-progress')
+    cli('train', '--preset', 'tiny', '--out', out, '--resume', '--no-progress')
     assert without_wall(json.loads((out / 'metrics.json').read_text())) == without_wall(json.loads((uninterrupted / 'metrics.json').read_text()))
     strip = lambda rs: [without_wall(r) for r in rs]
     assert strip(records(out)) == strip(records(uninterrupted))
@@ -68,12 +68,12 @@ def test_tampered_checkpoint_is_detected(uninterrupted, tmp_path):
     copy = tmp_path / 'tampered'; shutil.copytree(uninterrupted, copy)
     raw = bytearray((copy / 'cvae.safetensors').read_bytes()); raw[len(raw) // 2] ^= 0xFF
     (copy / 'cvae.safetensors').write_bytes(bytes(raw))
-    res = run(*CLI, 'train', '--preset', 'tiny', '--out', copy, '--resume', '--no-progress', check=False)
+    res = cli('train', '--preset', 'tiny', '--out', copy, '--resume', '--no-progress', check=False)
     assert res.returncode != 0 and 'fails its checksum' in res.stderr
 
 def test_compare_trains_each_base_once(tmp_path):
     one = tmp_path / 'one'
-    res = run(*CLI, 'compare', '--preset', 'tiny', '--out', one, '--no-progress')
+    res = cli('compare', '--preset', 'tiny', '--out', one, '--no-progress')
     assert all(f'| {r} | 0 |' in res.stdout for r in ('plain', 'example', 'distribution', 'token'))
     assert (one / 'compare.md').exists()
     names = dict(plain='plain', example='example-eps0.1', distribution='distribution', token='token')
@@ -92,12 +92,12 @@ def test_compare_trains_each_base_once(tmp_path):
 
 def test_resume_refuses_other_settings(uninterrupted, tmp_path):
     copy = tmp_path / 'copy'; shutil.copytree(uninterrupted, copy)
-    res = run(*CLI, 'train', '--preset', 'tiny', '--out', copy, '--resume', '--seed', '1', '--set', 'lr=0.01', '--no-progress', check=False)
+    res = cli('train', '--preset', 'tiny', '--out', copy, '--resume', '--seed', '1', '--set', 'lr=0.01', '--no-progress', check=False)
     assert res.returncode == 2 and 'the settings differ' in res.stderr and 'lr: 0.003 -> 0.01; seed: 0 -> 1' in res.stderr, res.stderr
     assert 'Traceback' not in res.stderr and json.loads((copy / 'config.json').read_text())['seed'] == 0   # config.json untouched
 
 def test_resume_needs_a_run(tmp_path):
-    res = run(*CLI, 'train', '--preset', 'tiny', '--out', tmp_path / 'none', '--resume', '--no-progress', check=False)
+    res = cli('train', '--preset', 'tiny', '--out', tmp_path / 'none', '--resume', '--no-progress', check=False)
     assert res.returncode == 2 and 'holds no run to continue' in res.stderr and not (tmp_path / 'none').exists()
 
 def test_resume_drops_a_torn_line_and_stale_temp_files(uninterrupted, tmp_path):
@@ -106,7 +106,7 @@ def test_resume_drops_a_torn_line_and_stale_temp_files(uninterrupted, tmp_path):
     (out / 'cvae.safetensors').unlink(); (out / 'metrics.json').unlink()
     with open(out / 'metrics.jsonl', 'a') as f: f.write('{"phase": "cvae", "st')
     (out / '.metrics.json.x1y2.tmp').write_text('{"half')
-    run(*CLI, 'train', '--preset', 'tiny', '--out', out, '--resume', '--no-progress')
+    cli('train', '--preset', 'tiny', '--out', out, '--resume', '--no-progress')
     assert without_wall(json.loads((out / 'metrics.json').read_text())) == without_wall(json.loads((uninterrupted / 'metrics.json').read_text()))
     assert not list(out.glob('.*.tmp'))
 
@@ -124,10 +124,10 @@ def test_file_errors_are_one_line(tmp_path):
                       (['--config', bad], f"config file {bad}: not a JSON config"),
                       (['--config', wrong], f"config file {wrong}: seed must be an int >= 0, got -3"),
                       (['--preset', 'tiny', '--out', a_file], f"--out {a_file} is a file, not a run directory")):
-        res = run(*CLI, 'train', *args, '--no-progress', check=False)
+        res = cli('train', *args, '--no-progress', check=False)
         assert res.returncode == 2 and msg in res.stderr and 'Traceback' not in res.stderr, (args, res.stderr)
     for seeds in (['0', '0'], ['-1']):       # compare's seeds: one line each, before any run
-        res = run(*CLI, 'compare', '--preset', 'tiny', '--seeds', *seeds, '--out', tmp_path / 'c', check=False)
+        res = cli('compare', '--preset', 'tiny', '--seeds', *seeds, '--out', tmp_path / 'c', check=False)
         assert res.returncode == 2 and 'Traceback' not in res.stderr and not (tmp_path / 'c').exists(), res.stderr
         assert res.stderr.splitlines()[-1].endswith(f"--seeds must be distinct ints >= 0 (one run of every term each), got {' '.join(seeds)}")
 
@@ -191,7 +191,7 @@ def test_device_errors_are_one_line(tmp_path):
     cases = [('nonsense', "--device 'nonsense':")]
     if not torch.cuda.is_available(): cases.append(('cuda', '--device cuda: CUDA is not available on this machine'))
     for device, msg in cases:
-        res = run(*CLI, 'train', '--preset', 'tiny', '--out', tmp_path / device, '--device', device, check=False)
+        res = cli('train', '--preset', 'tiny', '--out', tmp_path / device, '--device', device, check=False)
         assert res.returncode == 2 and msg in res.stderr and 'Traceback' not in res.stderr, res.stderr
         assert not (tmp_path / device).exists()
 

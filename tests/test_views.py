@@ -10,10 +10,9 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # the tests' helpers
-from runs import BIN, KILL_AFTER, records, run, without_wall
+from runs import KILL_AFTER, cli, records, run, without_wall
 
 transformers = pytest.importorskip('transformers')
-CLI = [str(BIN / 'inverse-surprisal')]
 SETS = [['cat', 'dog', 'sat', 'ran'], ['red', 'blue', 'big', 'small'], ['mat', 'log', 'on', 'under']]
 VIEW = ['--set', 'steps=4', '--set', 'eval_every=2', '--set', 'batch_size=8', '--set', 'model.d_model=16',
         '--set', 'data.eval_fraction=0.25', '--set', 'model.code_sizes=[3]', '--no-progress']
@@ -39,7 +38,8 @@ def view_args(saved, corpus, *extra):
             '--set', f"data.view_encoder={corpus / 'encoder'}", *extra]
 
 def view_run(saved, corpus, out, *extra, check=True):
-    return run(*CLI, *view_args(saved, corpus, *extra), '--out', out, check=check)
+    "The run in this process (`cli`)."
+    return cli(*view_args(saved, corpus, *extra), '--out', out, check=check)
 
 def weights(run_dir):
     from safetensors import safe_open
@@ -57,10 +57,10 @@ def test_a_run_with_the_embedding_view(saved, corpus, tmp_path):
     metrics = json.loads((out / 'metrics.json').read_text())
     assert all(np.isfinite(metrics[k]) for k in ('kl', 'recon_nll', 'code_contribution'))
     stamp = views.stat().st_mtime_ns
-    table = run(*CLI, 'report', out).stdout.split('own categories (topic)')[1]
+    table = cli('report', out).stdout.split('own categories (topic)')[1]
     rows = {w[0]: float(w[1]) for w in map(str.split, table.splitlines()) if w and w[0] in ('code', 'embedding_kmeans')}
     assert set(rows) == {'code', 'embedding_kmeans'}, table    # k-means on the run's own embeddings
-    run(*CLI, 'export', out, '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
+    cli('export', out, '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
     held = [json.loads(line) for line in (tmp_path / 'held.jsonl').read_text().splitlines()]
     assert len(held) == metrics['n_heldout'] and {h['code'] for h in held} <= {0, 1, 2}
     assert views.stat().st_mtime_ns == stamp                              # read back, never embedded again
@@ -68,7 +68,7 @@ def test_a_run_with_the_embedding_view(saved, corpus, tmp_path):
     shutil.copytree(corpus / 'encoder', tmp_path / 'moved_encoder')
     cfg = json.loads((out / 'config.json').read_text()); cfg['data']['view_encoder'] = str(tmp_path / 'moved_encoder')
     (out / 'config.json').write_text(json.dumps(cfg))
-    assert table in run(*CLI, 'report', out).stdout                      # opens, and judges as before
+    assert table in cli('report', out).stdout                      # opens, and judges as before
     again = tmp_path / 'again'
     view_run(saved, corpus, again, '--set', 'start.codes=view_kmeans', '--set', 'data.label_key=topic')
     a, b = weights(out), weights(again)
@@ -91,7 +91,7 @@ def test_averaged_means_resume_exactly(saved, corpus, tmp_path):
 
 @pytest.mark.parametrize('args, message', [
     (['--set', 'model.family=continuous', '--set', 'model.view_decay=0.9'],
-     "model.view_decay keeps the embedding view's means of the discrete family's code"),
+     "model.view_decay keeps the embedding view's means: the discrete family's"),
     (['--set', 'data.view_encoder=', '--set', 'model.view_kappa=10'],
      'model.view_kappa weighs the embedding view: it needs data.view_encoder'),
     (['--set', 'data.view_encoder=', '--set', 'start.codes=view_kmeans'], "start.codes='view_kmeans'"),
@@ -128,10 +128,10 @@ def test_the_continuous_family_reads_the_view(saved, corpus, tmp_path):
     metrics = json.loads((out / 'metrics.json').read_text())
     assert 1 <= metrics['active_units'] <= dim and 0 <= metrics['latent_mutual_information'] <= np.log(metrics['n_heldout'])
     # its categories: k-means (3, the mixture's components) on the held-out posterior means, beside the clusterings
-    table = run(*CLI, 'report', out).stdout.split('own categories (topic)')[1]
+    table = cli('report', out).stdout.split('own categories (topic)')[1]
     rows = {w[0]: float(w[1]) for w in map(str.split, table.splitlines()) if w and w[0].endswith('kmeans')}
     assert {'latent_kmeans', 'embedding_kmeans', 'tfidf_kmeans'} <= set(rows) and 0 <= rows['latent_kmeans'] <= 1, table
-    run(*CLI, 'export', out, '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
+    cli('export', out, '--out', tmp_path / 'held.jsonl', '--device', 'cpu')
     held = [json.loads(line) for line in (tmp_path / 'held.jsonl').read_text().splitlines()]
     assert len(held) == metrics['n_heldout'] and all(len(h['latent_mean']) == dim for h in held)
     assert {h['category'] for h in held} <= {'animal', 'colour', 'place'}
