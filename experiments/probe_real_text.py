@@ -5,8 +5,9 @@ classical clusterings of the same texts? Two corpora reachable offline, each wit
 - debian: Debian bookworm's package index (the main Packages file that `apt-get update` fetches): x = whether the
   package is architecture-independent ('all') or built per architecture, y = its one-line synopsis, category = its
   section (libs, python, games, science, ...);
-- debian_long and fortunes (issue 81's hunt for a corpus where the words know more than the embedding): the first 30
-  words of a package's long description by section, and Debian's `fortunes` by file (`fortune_rows`).
+- debian_long, fortunes and ecosystems (issue 81's hunt for a corpus where the words know more than the embedding):
+  the first 30 words of a package's long description by section, Debian's `fortunes` by file (`fortune_rows`), and
+  Debian's synopses by the ecosystem the package's name places it in (`ecosystem_rows`).
 Per corpus: n_pairs pairs (a quarter held out by the trainer's own split), a byte-level BPE tokenizer and a 2-layer GPT-2
 base trained here on n_pairs *other* pairs. Per arm and seed: the `text` preset with 16 codes and the arm's settings;
 printed every eval: KL, l0 - l (the code), b - l0 (the decoder), then codes used, the code's NMI with the categories
@@ -260,6 +261,31 @@ def fortune_rows(words: int=30):
             rows.append(('attributed' if said else 'plain', y, f.name))
     return rows
 
+# a package's ecosystem by its name (Debian's naming policies for language bindings), the first rule that matches
+ECOSYSTEMS = (('python', r'^python3?-'), ('perl', r'^lib.*-perl$'), ('go', r'^golang-'), ('rust', r'^librust-'),
+              ('haskell', r'^libghc-'), ('node', r'^node-'), ('r', r'^r-(cran|bioc|other)-'), ('ruby', r'^ruby-'),
+              ('php', r'^php-'), ('java', r'^lib.*-java$'), ('ocaml', r'^lib.*-ocaml'), ('emacs', r'^elpa-'),
+              ('fonts', r'^fonts-'), ('texlive', r'^texlive-'), ('javascript', r'^libjs-'), ('gir', r'^gir1\.2-'))
+
+def ecosystem_rows():
+    """(x, y, category) of Debian bookworm's packages whose name places them in a language's or a format's ecosystem
+    (`ECOSYSTEMS`: python3-*, lib*-perl, golang-*, librust-*, ...): 'all' or 'arch', the synopsis, the ecosystem; one
+    pair per distinct synopsis. The words name the ecosystem more often than the topic does: a corpus where a mixture
+    of unigrams may know more than a sentence embedding."""
+    import re
+    text = subprocess.run(['/usr/lib/apt/apt-helper', 'cat-file', DEBIAN_INDEX], capture_output=True, text=True,
+                          check=True).stdout
+    rows, seen = [], set()
+    for block in text.split('\n\n'):
+        f = dict(line.split(': ', 1) for line in block.splitlines() if ': ' in line and not line.startswith(' '))
+        if not {'Package', 'Description', 'Architecture'} <= set(f): continue
+        eco = next((name for name, rule in ECOSYSTEMS if re.search(rule, f['Package'])), None)
+        y = f['Description'].strip()
+        if eco is None or y in seen: continue
+        seen.add(y)
+        rows.append(('all' if f['Architecture'] == 'all' else 'arch', y, eco))
+    return rows
+
 def planted_rows():
     "A tiny corpus with planted categories for make test: y's words from its category's set, x one of two words."
     g, sets = torch.Generator().manual_seed(0), [['red', 'green', 'blue', 'pink'], ['car', 'bus', 'train', 'boat'],
@@ -268,7 +294,7 @@ def planted_rows():
             for i in range(2 * SIZES['quick']['n_pairs'])]
 
 CORPORA = dict(wordnet=wordnet_rows, debian=debian_rows, debian_long=debian_long_rows, fortunes=fortune_rows,
-               planted=planted_rows)
+               ecosystems=ecosystem_rows, planted=planted_rows)
 
 def train_tokenizer(texts: list, # (x, y) the byte-level BPE is trained on
                     vocab: int=2000, min_frequency: int=1):
