@@ -363,8 +363,8 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
                          extras=dict(log_q=log_q, log_p=log_p, exact=exact, sample=sample))
     if exact and cand is None: out.extras['marginal_nll'] = prior_marginal_nll(log_pc, per_class[0]).detach()
     if cand is not None: out.extras['forward_classes'] = cand.sum(1)
-    if audit and cand is not None and start_code is None: out.extras['candidate_miss'] = self._miss(input_ids, y_mask, y_view, log_pc, cand,
-                                                                           *costs[1:])
+    if audit and cand is not None and start_code is None:       # what the screen missed (a start's class is q*)
+        out.extras['candidate_miss'] = self._miss(input_ids, y_mask, y_view, log_pc, cand, *costs[1:])
     if self.cfg.estimator == 'em':
         out.loss = self.em_loss(step, per_class, sample, log_pc, y_mask,
                                 base_surprisal, base_token_surprisal, base_mean,
