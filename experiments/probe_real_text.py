@@ -23,7 +23,7 @@ Usage: python experiments/probe_real_text.py CORPUS ARM[,ARM...] SEED[,SEED...] 
        python experiments/probe_real_text.py CORPUS baselines SEED[,SEED...]   (the clusterings alone: no base model)
        python experiments/probe_real_text.py planted ARM SEED --quick --out DIR   (make test's tiny version)"""
 import argparse
-import json, subprocess, time
+import json, re, subprocess, time
 from pathlib import Path
 import torch, tokenizers, transformers
 from inverse_surprisal.clustering import (CLUSTERINGS, MINILM_WHEEL, category_scores, characteristic_words,
@@ -193,19 +193,28 @@ def wordnet_rows():
 
 DEBIAN_INDEX = '/var/lib/apt/lists/deb.debian.org_debian_dists_bookworm_main_binary-amd64_Packages.lz4'
 
-def debian_rows():
-    "(x, y, category) of every package in Debian bookworm's main index: 'all' or 'arch', synopsis, section."
+def debian_index() -> list:
+    "The fields of every package block of Debian bookworm's main index (`apt-get update` fetches it), in its order."
     text = subprocess.run(['/usr/lib/apt/apt-helper', 'cat-file', DEBIAN_INDEX], capture_output=True, text=True,
                           check=True).stdout
+    return [dict(line.split(': ', 1) for line in block.splitlines() if ': ' in line and not line.startswith(' '))
+            for block in text.split('\n\n')]
+
+def synopsis_rows(category) -> list:
+    """(x, y, category) of the index's packages: 'all' or 'arch', the synopsis, `category(fields)`; a package whose
+    category is None is left out; one pair per distinct synopsis."""
     rows, seen = [], set()
-    for block in text.split('\n\n'):
-        f = dict(line.split(': ', 1) for line in block.splitlines() if ': ' in line and not line.startswith(' '))
-        if not {'Description', 'Section', 'Architecture'} <= set(f): continue
+    for f in debian_index():
+        if not {'Description', 'Architecture'} <= set(f) or (c := category(f)) is None: continue
         y = f['Description'].strip()
         if y in seen: continue                                          # one pair per distinct synopsis
         seen.add(y)
-        rows.append(('all' if f['Architecture'] == 'all' else 'arch', y, f['Section'].split('/')[-1]))
+        rows.append(('all' if f['Architecture'] == 'all' else 'arch', y, c))
     return rows
+
+def debian_rows():
+    "(x, y, category) of every package in Debian bookworm's main index: 'all' or 'arch', synopsis, section."
+    return synopsis_rows(lambda f: f['Section'].split('/')[-1] if 'Section' in f else None)
 
 DEBIAN_TRANSLATIONS = '/var/lib/apt/lists/deb.debian.org_debian_dists_bookworm_main_i18n_Translation-en.lz4'
 
@@ -229,11 +238,8 @@ def debian_descriptions() -> list:
 def debian_long_rows(words: int=30):
     """(x, y, category) of Debian bookworm's packages by their long description: 'all' or 'arch', the first `words`
     words of the description's first paragraph, the section; one pair per distinct paragraph."""
-    text = subprocess.run(['/usr/lib/apt/apt-helper', 'cat-file', DEBIAN_INDEX], capture_output=True, text=True,
-                          check=True).stdout
     index = {}
-    for block in text.split('\n\n'):
-        f = dict(line.split(': ', 1) for line in block.splitlines() if ': ' in line and not line.startswith(' '))
+    for f in debian_index():
         if {'Package', 'Section', 'Architecture'} <= set(f): index.setdefault(f['Package'], f)
     rows, seen = [], set()
     for package, _, para in debian_descriptions():
@@ -270,21 +276,10 @@ ECOSYSTEMS = (('python', r'^python3?-'), ('perl', r'^lib.*-perl$'), ('go', r'^go
 def ecosystem_rows():
     """(x, y, category) of Debian bookworm's packages whose name places them in a language's or a format's ecosystem
     (`ECOSYSTEMS`: python3-*, lib*-perl, golang-*, librust-*, ...): 'all' or 'arch', the synopsis, the ecosystem; one
-    pair per distinct synopsis. The words name the ecosystem more often than the topic does: a corpus where a mixture
-    of unigrams may know more than a sentence embedding."""
-    import re
-    text = subprocess.run(['/usr/lib/apt/apt-helper', 'cat-file', DEBIAN_INDEX], capture_output=True, text=True,
-                          check=True).stdout
-    rows, seen = [], set()
-    for block in text.split('\n\n'):
-        f = dict(line.split(': ', 1) for line in block.splitlines() if ': ' in line and not line.startswith(' '))
-        if not {'Package', 'Description', 'Architecture'} <= set(f): continue
-        eco = next((name for name, rule in ECOSYSTEMS if re.search(rule, f['Package'])), None)
-        y = f['Description'].strip()
-        if eco is None or y in seen: continue
-        seen.add(y)
-        rows.append(('all' if f['Architecture'] == 'all' else 'arch', y, eco))
-    return rows
+    pair per distinct synopsis. The synopses often name the ecosystem's language, so the words might know more of the
+    categories than a sentence embedding; measured, they do not (k-means on MiniLM embeddings first, seeds 0-2)."""
+    return synopsis_rows(lambda f: next((name for name, rule in ECOSYSTEMS if re.search(rule, f.get('Package', ''))),
+                                        None))
 
 def planted_rows():
     "A tiny corpus with planted categories for make test: y's words from its category's set, x one of two words."

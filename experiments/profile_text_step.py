@@ -3,8 +3,8 @@
 decoder's gradient through every code (support_delta 0), on q*'s support (1e-3), with z in the copy's top block only,
 on one code per pair drawn from the support (support_sample 1), and that with the decoder run forward only on the codes
 the embedding view's screen keeps (view_delta 1e-4, the text preset's step; the bench's `screen` batch); per arm the milliseconds
-a step spends in its forward, backward and Adam, the forward's decoder passes (every code, without gradient on
-the support, then the codes with it), and the operators that take the most of it. One torch thread; run it with nothing else on the
+a step spends in its forward, backward and Adam, the forward's decoder passes (the codes run forward, without
+gradient on the support, then the codes with it), and the operators that take the most of it. One torch thread; run it with nothing else on the
 machine. Prints the tables and writes them to experiments/real_text/results/NAME.json (the own-data page reads
 profile_text_step.json, from before the fused GELU and support_sample, profile_text_step_preset.json, from before the
 screen, and profile_text_step_screen.json).
@@ -19,7 +19,9 @@ sys.path.insert(0, str(Path(__file__).parent.parent / 'bench'))
 from bench_text_step import SCREEN, setup
 from inverse_surprisal.shared_discrete_cvae import SharedDiscreteCVAE
 
-PASSES = {'_per_class': 'every code', '_on_support': 'the gradient codes'}
+# the decoder's passes: every code's (or, screened, the view's terms and the codes the screen keeps), then the codes
+# that carry the gradient (records before profile_text_step_screen.json named the first 'every code')
+PASSES = {'_per_class': 'the codes run forward', '_on_support': 'the gradient codes'}
 
 def labelled(method: str):
     "`SharedDiscreteCVAE.method` run under a profiler label (`PASSES`), so that the forward's passes show apart."

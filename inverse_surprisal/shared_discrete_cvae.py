@@ -23,8 +23,7 @@ from .nn import (CVAEArchConfig, check_cvae_batch,
 from .objective import (CVAEOutput, ObjectiveConfig, aux_term, beta_at, cvae_objective,
                                          reconstruction_term)
 from .reference import eval_mode
-from .support import (class_nll_on_candidates, class_nll_on_support, posterior_support,
-                                      sampled_support, screened_classes)
+from .support import class_nll_on_candidates, class_nll_on_support, posterior_support, sampled_support
 from .text import batch_rows
 from .views import ViewHead, check_view_kappa
 
@@ -337,14 +336,14 @@ def forward(self: SharedDiscreteCVAE, input_ids: Tensor, # (bs,T) [x ; sep ; y]
         pc, keep, left_out['mass'] = self._on_support(input_ids, y_mask, per_class, weights)
         left_out['size'] = keep.sum(1)
         return pc
-    costs, heads, cand = (y_mask, base_surprisal, base_token_surprisal, base_mean), None, None
+    costs, aux, cand = (y_mask, base_surprisal, base_token_surprisal, base_mean), None, None
     screen = on_support and not balanced and (self.cfg.view_delta or self.cfg.encoder_delta)
     if screen and start_code is not None: cand = F.one_hot(start_code.long(), log_pc.shape[1]).bool()  # EM's posterior
     elif screen and self.cfg.view_delta:                # the classes that q* without the decoder leaves some mass
-        heads = self._per_class(input_ids, y_mask, y_view, decoder=False)
-        cand = screened_classes(self._q_star(log_pc, heads, *costs).exp(), self.cfg.view_delta)
-    elif screen: cand = screened_classes(self.joint_log_prob(log_q).exp(), self.cfg.encoder_delta)
-    if on_support: per_class = self._per_class(input_ids, y_mask, y_view, False, cand, heads and heads[2])
+        heads = self._per_class(input_ids, y_mask, y_view, decoder=False); aux = heads[2]
+        cand = posterior_support(self._q_star(log_pc, heads, *costs).exp(), self.cfg.view_delta)[0]
+    elif screen: cand = posterior_support(self.joint_log_prob(log_q).exp(), self.cfg.encoder_delta)[0]
+    if on_support: per_class = self._per_class(input_ids, y_mask, y_view, False, cand, aux)
     if on_support and self.cfg.estimator == 'elbo': per_class = support(self.joint_log_prob(log_q).exp())
     if self.cfg.eval_posterior == 'model' and not self.training:     # q is EM's own q*
         per_class = self._per_class(input_ids, y_mask, y_view)

@@ -68,21 +68,30 @@ def shown(cell) -> set:
     "The figure and widget kinds a code cell's outputs display."
     return {k for o in cell.get('outputs', []) for k in o.get('data', {}) if k in SHOWN}
 
-def run_notebook(name: str):
-    "Execute the notebook's quick cells in a new kernel; raise on a failing cell or a figure or widget gone."
-    nb = nbformat.read(NBS / name, as_version=4)
+def quick_and_blank(nb) -> list:
+    "The notebook left with its quick cells, their outputs cleared; what each of them showed when committed."
     nb.cells = quick_cells(nb)
     committed = [shown(c) for c in nb.cells]
     for c in nb.cells:
         if c.cell_type == 'code': c.outputs = []
+    return committed
+
+def still_shown(nb, committed: list):
+    "Fail unless each cell that showed a figure or widget when committed shows one again."
+    lost = [c.get('id') for c, kinds in zip(nb.cells, committed) if not kinds <= shown(c)]
+    assert not lost, f"cells that showed a figure or widget when committed show none now: {lost}"
+
+def run_notebook(name: str):
+    "Execute the notebook's quick cells in a new kernel; raise on a failing cell or a figure or widget gone."
+    nb = nbformat.read(NBS / name, as_version=4)
+    committed = quick_and_blank(nb)
     def starts(cell, cell_index, **_):
         print(f"{time.strftime('%T')} cell {cell_index} ({cell.get('id')}) starts", file=sys.stderr, flush=True)
     client = sliced_poll_client()(nb, timeout=900, kernel_name='python3',
                                   resources={'metadata': {'path': str(NBS)}}, on_cell_start=starts)
     client.execute()                                          # raises CellExecutionError with the failing cell
     print(f"{time.strftime('%T')} every cell ran, the kernel is shut down", file=sys.stderr, flush=True)
-    lost = [c.get('id') for c, kinds in zip(nb.cells, committed) if not kinds <= shown(c)]
-    assert not lost, f"cells that showed a figure or widget when committed show none now: {lost}"
+    still_shown(nb, committed)
 
 def run_in_this_process(name: str):
     """Execute the notebook's quick cells as `nbdev_test` does, in a fresh IPython shell in this process (the page's
@@ -90,17 +99,13 @@ def run_in_this_process(name: str):
     from execnb.nbio import read_nb
     from execnb.shell import CaptureShell
     nb = read_nb(NBS / name)
-    nb.cells = [c for c in nb.cells if c.cell_type != 'code' or not SKIP.search(c.source)]
-    committed = [shown(c) for c in nb.cells]
-    for c in nb.cells:
-        if c.cell_type == 'code': c.outputs = []
+    committed = quick_and_blank(nb)
     shell, here = CaptureShell(NBS / name), os.getcwd()
     os.chdir(NBS)
     try: shell.run_all(nb, exc_stop=True)
     except BaseException as e: raise AssertionError(f"{name}:\n{shell.prettytb(fname=name)}") from e
     finally: os.chdir(here)
-    lost = [c.get('id') for c, kinds in zip(nb.cells, committed) if not kinds <= shown(c)]
-    assert not lost, f"{name}: cells that showed a figure when committed show none now: {lost}"
+    still_shown(nb, committed)
 
 def test_quick_cells_leave_out_slow_ones():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in ('x = 1', '#| slow\nx = 2', '#|eval: false\nx = 3', '# x = 4')])
