@@ -23,7 +23,7 @@ Usage: python experiments/probe_real_text.py CORPUS ARM[,ARM...] SEED[,SEED...] 
        python experiments/probe_real_text.py CORPUS baselines SEED[,SEED...]   (the clusterings alone: no base model)
        python experiments/probe_real_text.py planted ARM SEED --quick --out DIR   (make test's tiny version)"""
 import argparse
-import json, re, subprocess, time
+import ast, importlib.util, json, re, subprocess, time
 from pathlib import Path
 import torch, tokenizers, transformers
 from inverse_surprisal.clustering import (CLUSTERINGS, MINILM_WHEEL, category_scores, characteristic_words,
@@ -165,6 +165,14 @@ ARMS = {
                                                                          support_delta=1e-3, decoder_lr=3e-4,
                                                                          support_sample=1, view_delta=1e-4),
                                                               data=dict(view_encoder='minilm', length_buckets=8)),
+    # ... the codes started from EM over both views, y's tokens and its embedding (start.codes='views', issue 81)
+    'views-avg-k100-every-model-step-lr3-sample1-screen': dict(start=dict(codes='views', steps=100),
+                                                               model=dict(eval_posterior='model', view_kappa=100.0,
+                                                                          view_decay=0.98, decoder_init='base_model',
+                                                                          decoder_z='every', decoder_z_layers=1,
+                                                                          support_delta=1e-3, decoder_lr=3e-4,
+                                                                          support_sample=1, view_delta=1e-4),
+                                                               data=dict(view_encoder='minilm', length_buckets=8)),
 }
 
 # the decoder the arms were measured with, unless they name another: a fresh one (the text preset's was, before issue 62)
@@ -200,13 +208,14 @@ def debian_index() -> list:
     return [dict(line.split(': ', 1) for line in block.splitlines() if ': ' in line and not line.startswith(' '))
             for block in text.split('\n\n')]
 
-def synopsis_rows(category) -> list:
-    """(x, y, category) of the index's packages: 'all' or 'arch', the synopsis, `category(fields)`; a package whose
-    category is None is left out; one pair per distinct synopsis."""
+def synopsis_rows(category, field=None) -> list:
+    """(x, y, category) of the index's packages: 'all' or 'arch', the synopsis (or `field(fields)`, for a package that
+    has it), `category(fields)`; a package whose category is None is left out; one pair per distinct y."""
     rows, seen = [], set()
+    needs = {'Architecture', 'Depends' if field else 'Description'}
     for f in debian_index():
-        if not {'Description', 'Architecture'} <= set(f) or (c := category(f)) is None: continue
-        y = f['Description'].strip()
+        if not needs <= set(f) or (c := category(f)) is None: continue
+        y = field(f) if field else f['Description'].strip()
         if y in seen: continue                                          # one pair per distinct synopsis
         seen.add(y)
         rows.append(('all' if f['Architecture'] == 'all' else 'arch', y, c))
@@ -216,38 +225,40 @@ def debian_rows():
     "(x, y, category) of every package in Debian bookworm's main index: 'all' or 'arch', synopsis, section."
     return synopsis_rows(lambda f: f['Section'].split('/')[-1] if 'Section' in f else None)
 
-DEBIAN_TRANSLATIONS = '/var/lib/apt/lists/deb.debian.org_debian_dists_bookworm_main_i18n_Translation-en.lz4'
+DEBIAN_TRANSLATIONS = '/var/lib/apt/lists/deb.debian.org_debian_dists_bookworm_main_i18n_Translation-{}.lz4'
 
-def debian_descriptions() -> list:
-    """(package, synopsis, first paragraph of its long description) of every entry of Debian bookworm's Translation-en,
-    in its order (`apt-get update -o Acquire::Languages=en` fetches it)."""
-    text = subprocess.run(['/usr/lib/apt/apt-helper', 'cat-file', DEBIAN_TRANSLATIONS], capture_output=True, text=True,
-                          check=True).stdout
-    out = []
+def debian_descriptions(lang: str='en') -> list:
+    """(package, synopsis, first paragraph of its long description) of every entry of Debian bookworm's Translation-`lang`,
+    in its order (`apt-get update -o Acquire::Languages=en,fr` fetches the English and French ones)."""
+    text = subprocess.run(['/usr/lib/apt/apt-helper', 'cat-file', DEBIAN_TRANSLATIONS.format(lang)], capture_output=True,
+                          text=True, check=True).stdout
+    out, field = [], f'Description-{lang}: '
     for block in text.split('\n\n'):
         lines = block.splitlines()
-        k = next((i for i, l in enumerate(lines) if l.startswith('Description-en: ')), None)
+        k = next((i for i, l in enumerate(lines) if l.startswith(field)), None)
         if k is None or not lines[0].startswith('Package: '): continue
         para = []
         for line in lines[k + 1:]:
             if not line.startswith(' ') or line.strip() == '.': break
             para.append(line.strip())
-        out.append((lines[0][len('Package: '):], lines[k][len('Description-en: '):].strip(), ' '.join(para)))
+        out.append((lines[0][len('Package: '):], lines[k][len(field):].strip(), ' '.join(para)))
     return out
 
-def debian_long_rows(words: int=30):
-    """(x, y, category) of Debian bookworm's packages by their long description: 'all' or 'arch', the first `words`
-    words of the description's first paragraph, the section; one pair per distinct paragraph."""
+def debian_long_rows(words: int=30, lang: str='en', synopsis: bool=False):
+    """(x, y, category) of Debian bookworm's packages by their long description in `lang`: 'all' or 'arch', the first
+    `words` words of the description's first paragraph (or, with `synopsis`, the translated synopsis), the section;
+    one pair per distinct synopsis or paragraph."""
     index = {}
     for f in debian_index():
         if {'Package', 'Section', 'Architecture'} <= set(f): index.setdefault(f['Package'], f)
     rows, seen = [], set()
-    for package, _, para in debian_descriptions():
-        if not para or para in seen or package not in index: continue
-        seen.add(para)
+    for package, short, para in debian_descriptions(lang):
+        key = short if synopsis else para
+        if not key or key in seen or package not in index: continue
+        seen.add(key)
+        y = short if synopsis else ' '.join(para.split()[:words])
         f = index[package]
-        rows.append(('all' if f['Architecture'] == 'all' else 'arch', ' '.join(para.split()[:words]),
-                     f['Section'].split('/')[-1]))
+        rows.append(('all' if f['Architecture'] == 'all' else 'arch', y, f['Section'].split('/')[-1]))
     return rows
 
 FORTUNES = Path('/usr/share/games/fortunes')
@@ -281,6 +292,45 @@ def ecosystem_rows():
     return synopsis_rows(lambda f: next((name for name, rule in ECOSYSTEMS if re.search(rule, f.get('Package', ''))),
                                         None))
 
+def depends_rows(words: int=10):
+    """(x, y, category) of Debian bookworm's packages by what they depend on: 'all' or 'arch', the first `words`
+    packages of the Depends field (versions and architecture qualifiers cut, alternatives kept), the section; one pair
+    per distinct list."""
+    def deps(f):
+        return ' '.join(re.sub(r'\s*\([^)]*\)|:any|:native', '', f['Depends']).replace(',', ' ').split()[:words])
+    return synopsis_rows(lambda f: f['Section'].split('/')[-1] if 'Section' in f else None, field=deps)
+
+# sixteen Python libraries of the dev extras, at constraints.txt's versions: their functions' code by library
+LIBRARIES = ('numpy', 'scipy', 'sklearn', 'torch', 'transformers', 'pandas', 'matplotlib', 'sympy', 'networkx', 'IPython',
+             'sphinx', 'docutils', 'pygments', 'datasets', 'hypothesis', '_pytest')
+
+def code_rows(part: str='body', words: int=30):
+    """(x, y, category) of every function of `LIBRARIES` outside their test folders: 'method' or 'function', the first
+    `words` words of its body after the docstring (`part='body'`) or its docstring's first line (`part='doc'`), the
+    library; one pair per distinct text (none that spells the probe tokenizer's '<pad>' or '<eos>'), files in sorted
+    order."""
+    rows, seen = [], set()
+    for lib in LIBRARIES:
+        root = Path(importlib.util.find_spec(lib).submodule_search_locations[0])
+        for path in sorted(root.rglob('*.py')):
+            if {'tests', 'testing'} & set(path.relative_to(root).parts[:-1]): continue
+            text = path.read_text(encoding='utf-8', errors='replace')
+            lines = text.splitlines()
+            try: tree = ast.parse(text)
+            except (SyntaxError, ValueError): continue
+            methods = {id(f) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for f in c.body}
+            for f in ast.walk(tree):
+                if not isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)): continue
+                doc = ast.get_docstring(f)
+                if part == 'doc': y = doc.strip().splitlines()[0].strip() if doc and doc.strip() else ''
+                else:
+                    body = f.body[1:] if doc is not None else f.body
+                    y = ' '.join(' '.join(lines[body[0].lineno - 1:body[-1].end_lineno]).split()[:words]) if body else ''
+                if not y or y in seen or '<pad>' in y or '<eos>' in y: continue     # the tokenizer's specials
+                seen.add(y)
+                rows.append(('method' if id(f) in methods else 'function', y, lib))
+    return rows
+
 def planted_rows():
     "A tiny corpus with planted categories for make test: y's words from its category's set, x one of two words."
     g, sets = torch.Generator().manual_seed(0), [['red', 'green', 'blue', 'pink'], ['car', 'bus', 'train', 'boat'],
@@ -289,7 +339,10 @@ def planted_rows():
             for i in range(2 * SIZES['quick']['n_pairs'])]
 
 CORPORA = dict(wordnet=wordnet_rows, debian=debian_rows, debian_long=debian_long_rows, fortunes=fortune_rows,
-               ecosystems=ecosystem_rows, planted=planted_rows)
+               ecosystems=ecosystem_rows, planted=planted_rows,
+               debian_fr=lambda: debian_long_rows(lang='fr', synopsis=True), debian_fr_long=lambda: debian_long_rows(lang='fr'),
+               debian_de=lambda: debian_long_rows(lang='de', synopsis=True), debian_de_long=lambda: debian_long_rows(lang='de'),
+               code=code_rows, depends=depends_rows, docstrings=lambda: code_rows('doc'))
 
 def train_tokenizer(texts: list, # (x, y) the byte-level BPE is trained on
                     vocab: int=2000, min_frequency: int=1):

@@ -5,9 +5,9 @@
 # %% auto #0
 __all__ = ['TOKENIZER_FILES', 'MINILM_WHEEL', 'CLUSTERINGS', 'y_token_counts', 'word_counts', 'MixtureOfUnigrams',
            'fit_mixture_of_unigrams', 'tfidf_kmeans', 'lda_topics', 'load_encoder', 'sentence_embeddings',
-           'embedding_kmeans', 'minilm_missing', 'minilm_folder', 'kmeans_of_counts', 'balanced_assignment',
-           'conditional_nmi', 'label_entropy_given_context', 'BeyondContext', 'nmi_beyond_context', 'category_ids',
-           'category_scores', 'classical_clusterings', 'characteristic_words']
+           'embedding_kmeans', 'minilm_missing', 'minilm_folder', 'kmeans_of_counts', 'TwoViews', 'fit_two_views',
+           'balanced_assignment', 'conditional_nmi', 'label_entropy_given_context', 'BeyondContext',
+           'nmi_beyond_context', 'category_ids', 'category_scores', 'classical_clusterings', 'characteristic_words']
 
 # %% ../nbs/04a_clustering.ipynb #ee0dfd57
 import math
@@ -233,6 +233,48 @@ def kmeans_of_counts(counts: Tensor, # (n,V) token or word counts, sparse or den
     c = (counts if counts.is_sparse else counts.to_sparse()).coalesce()
     m = csr_matrix((c.values().double().numpy(), tuple(c.indices().numpy())), shape=tuple(c.shape))
     return torch.as_tensor(KMeans(k, n_init=3, random_state=seed).fit(TfidfTransformer().fit_transform(m)).labels_).long()
+
+# %% ../nbs/04a_clustering.ipynb #a81b0002
+class TwoViews(NamedTuple):
+    "A fitted two-view mixture: the words' log distributions, the clusters' log weights, the embeddings' means."
+    log_word_probs: Tensor # (k, V) log phi
+    log_weights: Tensor # (k,) log pi
+    means: Tensor # (k, D) m
+    kappa: float # the embeddings' precision
+
+    def log_joint(self,
+                  counts: Tensor, # (n,V) word counts, sparse or dense
+                  views: Tensor, # (n,D) embeddings
+                 ) -> Tensor: # (n,k) log pi_c p(words | c) p(e | c), less the Gaussian's constant
+        "Each example's unnormalised log posterior over the clusters."
+        mm = torch.sparse.mm if counts.is_sparse else torch.mm
+        sq = torch.cdist(views.double(), self.means).pow(2)
+        return mm(counts.double(), self.log_word_probs.T) + self.log_weights - 0.5 * self.kappa * sq
+
+def fit_two_views(counts: Tensor, # (n,V) word or token counts, dense or sparse
+                  views: Tensor, # (n,D) each example's sentence embedding
+                  start: Tensor, # (n,k) the first responsibilities (rows sum to 1), e.g. one-hot clusters
+                  kappa: float, # the embeddings' precision (the CVAE's model.view_kappa)
+                  iters: int=50, # EM iterations
+                  alpha: float=0.1, # Dirichlet smoothing of the word distributions
+                 ) -> tuple: # (TwoViews, responsibilities (n,k) after the last E-step)
+    "EM for a mixture over each example's bag of words and its embedding, from the responsibilities `start`."
+    n = counts.shape[0]
+    check_tensor('views', views, ndim=2)
+    if not torch.is_tensor(start) or start.ndim != 2 or len(start) != n or len(views) != n:
+        raise ValueError(f"counts, views and start must have one row per example: got {n}, {len(views)} and "
+                         f"{tuple(start.shape) if torch.is_tensor(start) else type(start).__name__}")
+    _check_k(start.shape[1], n)
+    if not (kappa > 0 and alpha > 0): raise ValueError(f"kappa and alpha must be > 0, got {kappa!r} and {alpha!r}")
+    counts = counts.double() if counts.is_sparse else counts.double().to_sparse()
+    r, k = start.double(), start.shape[1]
+    for _ in range(iters):
+        phi = torch.sparse.mm(counts.t(), r).T + alpha                   # M-step
+        m = TwoViews((phi / phi.sum(1, keepdim=True)).log(), ((r.sum(0) + 1) / (n + k)).log(),
+                     (r.T @ views.double()) / r.sum(0).clamp_min(1e-300)[:, None], float(kappa))
+        r = m.log_joint(counts, views).softmax(1)                        # E-step
+    return m, r
+
 
 # %% ../nbs/04a_clustering.ipynb #08b1744d
 def balanced_assignment(log_scores: Tensor, # (bs,C) unnormalised log posterior of each example

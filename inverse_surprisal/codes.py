@@ -15,13 +15,14 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .checks import check_choice, check_counts, check_field_types
-from .clustering import embedding_kmeans, fit_mixture_of_unigrams, kmeans_of_counts, y_token_counts
+from .clustering import (embedding_kmeans, fit_mixture_of_unigrams, fit_two_views, kmeans_of_counts,
+                                          y_token_counts)
 from .nn import AlignmentEncoder, split_context
 from .objective import ObjectiveConfig
 from .shared_discrete_cvae import SharedDiscreteCVAE
 
 # %% ../nbs/08a_codes.ipynb #1e70cfa5
-START_CODES = ('none', 'mixture', 'kmeans', 'random', 'view_kmeans') # the starts `start_codes` draws
+START_CODES = ('none', 'mixture', 'kmeans', 'random', 'view_kmeans', 'views') # the starts `start_codes` draws
 
 @dataclass
 class StartConfig:
@@ -30,12 +31,13 @@ class StartConfig:
     for the first steps, `ContinuousCVAE.start_kl`)."""
     # 'none' | 'mixture' (each pair's cluster under a mixture of unigrams over its y tokens) |
     # 'kmeans' (its cluster under k-means on TF-IDF of its y tokens) | 'random' | 'view_kmeans' (its
-    # cluster under k-means on y's sentence embeddings: own data with data.view_encoder)
+    # cluster under k-means on y's sentence embeddings: own data with data.view_encoder) | 'views' (its
+    # cluster under EM over both, its y tokens and its embedding, from the k-means on the embeddings)
     codes: str='none'
     steps: int=100 # hard EM on the start's classes for this many steps, then the exact posterior
     balance_steps: int=0 # the exact posterior balanced over the batch for this many steps
-    iters: int=50 # the mixture's EM iterations
-    alpha: float=0.1 # the mixture's Dirichlet smoothing
+    iters: int=50 # the mixtures' EM iterations
+    alpha: float=0.1 # the mixtures' Dirichlet smoothing
 
     def __post_init__(self):
         check_field_types(self)
@@ -49,22 +51,28 @@ def start_codes(input_ids: Tensor, # (n,T) the training set
                 n_classes: int, # the CVAE's joint classes
                 start: StartConfig, # which start, and the mixture's iterations and smoothing
                 seed: int, # the run's
-                views: Tensor=None, # (n,D) y's sentence embeddings, for start.codes='view_kmeans'
+                views: Tensor=None, # (n,D) y's sentence embeddings, for start.codes 'view_kmeans' and 'views'
+                view_kappa: float=None, # the embeddings' precision in the two views' EM ('views': model.view_kappa)
                ) -> Tensor: # (n,) the class each training example starts in, on the CPU
     """Each training example's starting class: its cluster under a mixture of unigrams or k-means on
-    TF-IDF of its y tokens or on its sentence embedding, or a random class; a function of the data and the seed alone (the same on
-    resume)."""
+    TF-IDF of its y tokens or on its sentence embedding, under EM over both views, or a random class; a function of the
+    data and the seed alone (the same on resume)."""
     if start.codes == 'none': raise ValueError("start.codes='none' has no start to draw")
     ids, ym = input_ids.cpu(), y_mask.cpu()
     if start.codes == 'random':
         g = torch.Generator().manual_seed(seed + 3)
         return torch.randint(0, n_classes, (len(ids),), generator=g)
-    if start.codes == 'view_kmeans':
+    if start.codes in ('view_kmeans', 'views'):
         if views is None or len(views) != len(ids):
-            raise ValueError("start.codes='view_kmeans' needs views: the training examples' sentence embeddings "
+            raise ValueError(f"start.codes={start.codes!r} needs views: the training examples' sentence embeddings "
                              "(data.view_encoder)")
-        return embedding_kmeans(views.cpu(), views[:1].cpu(), n_classes, seed)[0]
+        first = embedding_kmeans(views.cpu(), views[:1].cpu(), n_classes, seed)[0]
+        if start.codes == 'view_kmeans': return first
     counts = y_token_counts(ids, ym, int(ids.max()) + 1)
+    if start.codes == 'views':
+        if view_kappa is None: raise ValueError("start.codes='views' weighs the embeddings by view_kappa: give it")
+        return fit_two_views(counts, views.cpu(), F.one_hot(first, n_classes), view_kappa, start.iters,
+                             start.alpha)[1].argmax(1)
     if start.codes == 'kmeans': return kmeans_of_counts(counts, n_classes, seed)
     return fit_mixture_of_unigrams(counts, n_classes, seed, start.iters, start.alpha)[1].argmax(1)
 

@@ -291,8 +291,8 @@ def check_view_settings(cfg, # a RunConfig
             raise ValueError(f"model.{name} {what}: the discrete family's, one mean per class; the continuous "
                              f"family's head learns its map: leave model.{name} at {getattr(ModelConfig, name)!r}")
         if not view: raise ValueError(f"model.{name} {what}: it needs data.view_encoder")
-    if not view and cfg.start.codes == 'view_kmeans':
-        raise ValueError("start.codes='view_kmeans' clusters y's sentence embeddings: it needs data.view_encoder")
+    if not view and cfg.start.codes in ('view_kmeans', 'views'):
+        raise ValueError(f"start.codes={cfg.start.codes!r} clusters y's sentence embeddings: it needs data.view_encoder")
 
 def start_classes(m, # a ModelConfig
                  ) -> int:

@@ -65,7 +65,7 @@ class Trainer:
         self.cfg, self.train_set, self.eval_set = self.data.cfg, self.data.train_set, self.data.eval_set
         self._buckets = None   # the training pairs by length (`data.length_buckets`), made when the run starts
         start, n_codes = self.cfg.start.codes, start_classes(self.cfg.model)
-        if start in ('mixture', 'kmeans', 'view_kmeans') and len(self.train_set) < n_codes:  # clustered into the codes
+        if start in ('mixture', 'kmeans', 'view_kmeans', 'views') and len(self.train_set) < n_codes:  # clustered into the codes
             raise DataError(f"{len(self.train_set)} training pairs, fewer than the {n_codes} codes "
                             f"start.codes={start!r} clusters them into: give more pairs, fewer codes "
                             "(model.code_sizes), or start.codes='random'")
@@ -103,7 +103,7 @@ def _fit(self: Trainer, resume: bool) -> dict:
     self._buckets = length_buckets(data['attention_mask'].sum(1).cpu(), k) if k else None
     if cfg.start.codes != 'none':   # the start, a function of the training set and the seed
         data['start_code'] = start_codes(data['input_ids'], data['y_mask'], start_classes(cfg.model),
-                                         cfg.start, cfg.seed, data.get('y_view')).to(self.device)
+                                         cfg.start, cfg.seed, data.get('y_view'), cfg.model.view_kappa).to(self.device)
     with self.log.bar(cfg.steps, f'{cfg.model.family} CVAE ({cfg.objective.recon})') as bar:
         bar.update(start)
         obj = self.resolved_objective(b)
