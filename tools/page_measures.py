@@ -1,18 +1,18 @@
 """How the pages read and how the package is built, measured (issue 82): per page the median sentence length in words,
 its prose words, its sentences that carry four figures or more and its longest prose paragraph in lines; the longest
 module in lines, the median exported cell in lines, and the cell of the losses page that first states l/(b+eps).
-A sentence ends at . ! or ?, a blank line, a list item or a heading; a formula counts as one word; sentences of fewer
-than three words are left out. Prints a table; with --check, exits 1 when a limit in LIMITS is broken (the limits the
-package meets now; GOALS are the issue's, printed beside the figures until the pages meet them).
+A sentence ends at . ! or ? (bold or not), a blank line, a list item or a heading; a formula counts as one word;
+sentences of fewer than three words are left out. Prints a table; with --check, exits 1 when a limit in LIMITS is
+broken (the limits the package meets now; GOALS are the issue's, printed beside the figures until the pages meet them).
 Usage: python tools/page_measures.py [--check]"""
 import json, re, statistics, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NBS, PACKAGE = ROOT / 'nbs', ROOT / 'inverse_surprisal'
-LIMITS = dict(module_lines=500, losses_cell=15)                  # enforced by --check
-GOALS = dict(median_sentence_words=20, paragraph_lines=6, export_cell_lines=12)   # the issue's, shown
-LONG_PAGES = ('10_experiments', '12_own_data')                   # where paragraphs are held to GOALS['paragraph_lines']
+LIMITS = dict(module_lines=500, losses_cell=15, median_sentence_words=20, paragraph_lines=6)   # enforced by --check
+GOALS = dict(export_cell_lines=12)                                # the issue's, shown
+LONG_PAGES = ('10_experiments', '12_own_data')                   # where paragraphs are held to LIMITS['paragraph_lines']
 
 FORMULA = re.compile(r'\$\$.*?\$\$|\$[^$\n]+\$', re.S)
 FIGURE = re.compile(r'(?<![\w.])[-+]?\d[\d,]*(\.\d+)?%?(?![\w])')
@@ -24,7 +24,7 @@ def units(markdown: str) -> list:
     text = FORMULA.sub(' FORMULA ', re.sub(r'```.*?```', ' ', markdown, flags=re.S))
     out, current = [], []
     def close():
-        if current: out.extend(re.split(r'(?<=[.!?])\s+', ' '.join(current)))
+        if current: out.extend(re.split(r'(?:(?<=[.!?])|(?<=[.!?]\*\*))\s+', ' '.join(current)))
         current.clear()
     for line in text.splitlines():
         s = line.strip()
@@ -73,15 +73,16 @@ def main(check: bool=False) -> int:
     for r in rows:
         print(f"{r['page']:26} {r['sentences']:9d} {r['median_sentence_words']:12.1f} {r['prose_words']:11d} "
               f"{r['four_figure_sentences']:10d} {r['paragraph_lines']:12d}")
-    over = [r['page'] for r in rows if r['median_sentence_words'] > GOALS['median_sentence_words']]
-    long = [r['page'] for r in rows if r['page'] in LONG_PAGES and r['paragraph_lines'] > GOALS['paragraph_lines']]
-    print(f"\npages whose median sentence is over {GOALS['median_sentence_words']} words: {len(over)} of {len(rows)}"
-          f"\nlong pages with a paragraph over {GOALS['paragraph_lines']} lines: {', '.join(long) or 'none'}")
+    over = [r['page'] for r in rows if r['median_sentence_words'] > LIMITS['median_sentence_words']]
+    long = [r['page'] for r in rows if r['page'] in LONG_PAGES and r['paragraph_lines'] > LIMITS['paragraph_lines']]
+    print(f"\npages whose median sentence is over {LIMITS['median_sentence_words']} words: {len(over)} of {len(rows)}"
+          f"\nlong pages with a paragraph over {LIMITS['paragraph_lines']} lines: {', '.join(long) or 'none'}")
     h = house()
     print(f"longest module: {h['longest_module']} {h['module_lines']} lines (limit {LIMITS['module_lines']}); median "
           f"exported cell {h['export_cell_lines']} lines (goal {GOALS['export_cell_lines']}); the losses page states "
           f"l/(b+eps) in cell {h['losses_cell']} (limit {LIMITS['losses_cell']})")
-    broken = [k for k, limit in LIMITS.items() if h[k] > limit]
+    broken = [k for k in ('module_lines', 'losses_cell') if h[k] > LIMITS[k]] + \
+             [f'{p}: median sentence' for p in over] + [f'{p}: paragraph' for p in long]
     if check and broken: print(f"FAIL: {', '.join(broken)} past the limit"); return 1
     return 0
 
