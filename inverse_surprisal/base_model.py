@@ -50,6 +50,7 @@ def autocast(cfg: RunConfig, # its precision: 'fp32' | 'bf16'
 # fresh draws from the task, never trained on, on which the base model's plateau is measured
 BASE_CHECK_EXAMPLES = 1000
 
+# %% ../nbs/09ab_base_model.ipynb #99d56c10
 @torch.no_grad()
 def base_plateau(base: nn.Module, # the base model in training
                  cfg: RunConfig, # its base (check_every, min_gain), seed and precision

@@ -106,6 +106,7 @@ def check_choice(name: str, # the argument's name, for the message
 _KINDS = {int: 'an int', float: 'a finite number', str: 'a string', bool: 'true or false',
           tuple: 'a list'}
 
+# %% ../nbs/00a_checks.ipynb #7fa0b65f
 def check_field_types(obj, # a dataclass instance
                      ):
     """Each field of the dataclass `obj` holds the kind its annotation names (int, float, str,

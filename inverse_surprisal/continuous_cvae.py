@@ -112,6 +112,7 @@ def _gaussian(self: ContinuousCVAE, params):
     mu, logvar = params.chunk(2, -1)
     return mu, soft_clamp(logvar, self.cfg.max_logvar)
 
+# %% ../nbs/07_continuous_cvae.ipynb #390ca61a
 @patch
 def posterior(self: ContinuousCVAE,
               input_ids: Tensor, # (bs,T) the whole sequence [x ; sep ; y]
@@ -130,6 +131,7 @@ def posterior(self: ContinuousCVAE,
     if self.cfg.mean_bn > 0: mu = self.cfg.mean_bn * self.mean_norm(mu) + self.mean_shift
     return mu, logvar
 
+# %% ../nbs/07_continuous_cvae.ipynb #e7138ca7
 @patch
 def _view(self: ContinuousCVAE, y_view, bs: int) -> Tensor: # (bs, 2D): the view's part of q's parameters
     if self.view_in is None:
@@ -140,6 +142,7 @@ def _view(self: ContinuousCVAE, y_view, bs: int) -> Tensor: # (bs, 2D): the view
                          f"{getattr(y_view, 'shape', y_view)!r}")
     return self.view_in(y_view.to(self.view_in.weight.dtype))
 
+# %% ../nbs/07_continuous_cvae.ipynb #175019e1
 @patch
 def prior(self: ContinuousCVAE,
           context_ids: Tensor, # (bs,C) the context; with `context`, the whole padded batch

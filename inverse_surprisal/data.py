@@ -211,6 +211,7 @@ def check_decoder_init(decoder_init: str, # model.decoder_init: 'random' | 'base
         raise ValueError(f"model.decoder_z_layers={decoder_z_layers}, but the base model has "
                          f"{len(transformer_blocks(base))} blocks")
 
+# %% ../nbs/09ac_data.ipynb #6569f7f1
 def init_decoder_from_base(decoder: CausalTransformer, # the CVAE's decoder
                            base: nn.Module, # a Hugging Face causal LM
                           ) -> None:

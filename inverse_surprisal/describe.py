@@ -72,6 +72,7 @@ def code_columns(run: OpenRun, # a finished own-data run (`load_run`)
     centre = {k: mu[code == k].mean(0) for k in set(code.tolist())}
     return dict(cols, code=code, typical=-np.linalg.norm(mu - np.stack([centre[k] for k in code]), axis=1))
 
+# %% ../nbs/09eb_describe.ipynb #6663fdea
 def run_codes(run: OpenRun, # a finished own-data run (`load_run`)
               cols: dict=None, # its `export_columns`, when already computed
               **kw, # `describe_codes`'
@@ -94,6 +95,7 @@ def codes_table(rows: list, # `describe_codes`'
     for r in rows: lines += [f"- code {r['code']}: " + '; '.join(f"{x} -> {y}" for x, y in r['typical'])]
     return '\n'.join(lines) + '\n'
 
+# %% ../nbs/09eb_describe.ipynb #d41028be
 def plot_codes(rows: list, # `describe_codes`'
                ax=None, # a matplotlib axis; None: a new figure's
               ):

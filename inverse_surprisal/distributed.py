@@ -44,8 +44,10 @@ def batch_indices(gen: torch.Generator, # the batch generator, in the same state
         idx = buckets[which][torch.randint(0, len(buckets[which]), (batch_size,), generator=gen)]
     return idx[rank::world]
 
+# %% ../nbs/01b_distributed.ipynb #fb04030f
 def _ends(buckets: list) -> Tensor: return torch.tensor([len(b) for b in buckets]).cumsum(0)[:-1]
 
+# %% ../nbs/01b_distributed.ipynb #bb926293
 def length_buckets(lengths: Tensor, # (n,) each row's length (its real tokens)
                    k: int, # buckets, >= 1
                   ) -> list: # k int64 tensors of rows, of sizes n // k or n // k + 1, shortest rows first

@@ -21,6 +21,7 @@ from .synthetic import SyntheticTask, matched_beta, variant_weights
 # %% ../nbs/11_explorer.ipynb #b9e0560f
 EPS_GRID = np.logspace(-3, 2, 41) # the eps range over which the dropped term is drawn
 
+# %% ../nbs/11_explorer.ipynb #26c1e0dc
 @dataclass
 class ExplorerState:
     "What the explorer draws for one setting of its controls (numpy arrays, float64)."
@@ -82,6 +83,7 @@ def explorer_state(variant: str='example', # one of RECON_TERMS
 # %% ../nbs/11_explorer.ipynb #f13aa67d
 _COLORS = dict(plain='0.55', example='C0', distribution='C2', token='C3')
 
+# %% ../nbs/11_explorer.ipynb #b737d0ff
 def _weight_panel(ax, state: ExplorerState):
     "The weights against b* (token weights against b*_t for 'token'), with their health."
     b, c = state.base_surprisal, _COLORS[state.variant]

@@ -59,6 +59,7 @@ def check_writable_folder(arg: str, # how the caller names the file, for the mes
         raise ValueError(f"{arg} {path}: cannot write in {path.parent} ({e.strerror})") from None
     return path
 
+# %% ../nbs/01a_files.ipynb #6502bfe3
 def same_file(a, b) -> bool:
     "Whether two paths name one file: the same path resolved, or (both there) the same inode."
     a, b = Path(a), Path(b)
@@ -67,6 +68,7 @@ def same_file(a, b) -> bool:
 # %% ../nbs/01a_files.ipynb #fe929eb6
 RUN_MARKER = 'inverse-surprisal-run.json' # marks a folder as this package's run (or compare, or grid)
 
+# %% ../nbs/01a_files.ipynb #d06f8d31
 def check_outside_runs(arg: str, # how the caller names the file, for the message ('--out')
                        path, # a file about to be written
                       ) -> Path:
@@ -77,6 +79,7 @@ def check_outside_runs(arg: str, # how the caller names the file, for the messag
                              "own (its log, configuration, checkpoints, caches, report): write it outside")
     return Path(path)
 
+# %% ../nbs/01a_files.ipynb #ac679a0c
 def check_not_an_input(arg: str, # how the caller names the file, for the message ('--out')
                        path, # a file about to be written
                        inputs: dict, # what the command (or the run) reads: its name -> a file or a folder ('' none)
@@ -114,6 +117,7 @@ def exclusive_lock(path, # the lock file, created beside what it guards and left
         yield True
     finally: os.close(fd)
 
+# %% ../nbs/01a_files.ipynb #2d808917
 def remove_partial_writes(path, # a file written through `atomic_open`
                          ) -> int: # how many were removed
     "Remove the temporary files a killed `atomic_open` of `path` left; only under its lock."

@@ -45,6 +45,7 @@ def _t_cdf(x: float, df: int) -> float: # Student's t CDF: Simpson's rule on its
     area = (u[1] - u[0]) / 3 * (f[0] + f[-1] + 4 * f[1:-1:2].sum() + 2 * f[2:-1:2].sum())
     return 0.5 + math.copysign(area, x)
 
+# %% ../nbs/09h_fractional.ipynb #09638c14
 def t_quantile(p: float, # in (0.5, 1)
                df: int, # degrees of freedom, >= 1
               ) -> float:
@@ -58,6 +59,7 @@ def t_quantile(p: float, # in (0.5, 1)
         lo, hi = (mid, hi) if _t_cdf(mid, df) < p else (lo, mid)
     return (lo + hi) / 2
 
+# %% ../nbs/09h_fractional.ipynb #178dacc6
 def paired_interval(a, # (n,) a term's figure on each seed
                     p, # (n,) the plain term's on the same seeds
                     level: float=0.95, # the interval's coverage
@@ -79,6 +81,7 @@ class NoMatchingBeta(ValueError):
         super().__init__(message)
         self.trials = trials
 
+# %% ../nbs/09h_fractional.ipynb #a164b2cc
 def matched_rate_beta(kl_at, # callable: beta -> the held-out KL of a run trained with that beta, nats
                       target: float, # the KL to match, nats, > 0
                       beta: float=1.0, # the first beta tried, > 0

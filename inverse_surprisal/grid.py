@@ -66,6 +66,7 @@ def _terms(eps_list) -> list: # (recon, eps): plain, the example term at each ep
     return ([('plain', None)] + [('example', e) for e in eps_list]
             + [('distribution', None), ('token', None)])
 
+# %% ../nbs/09f_grid.ipynb #bcadbffe
 def experiment_grid(seeds=(0, 1, 2), # every run is repeated on each
                     families=FAMILIES, # the CVAE families, each with every term on the oracle base
                     eps_list=(0.1, 1.0, 10.0), # the example term's eps values
@@ -126,6 +127,7 @@ def grid_pieces(runs: list, # GridRun
 TRAJECTORY_KEYS = ('step', 'information_gain', 'kl', 'nmi_joint', 'classes_with_own_code',
                    'probe_joint', 'code_contribution', 'decoder_vs_base', 'codes_used')
 
+# %% ../nbs/09f_grid.ipynb #9dbe7007
 def finished_piece(out: Path, run: GridRun,
                    cfg: RunConfig=None, # the settings it must have been made with; None: any
                   ) -> tuple: # (its record, its per-example columns), or None when it has not finished
@@ -153,6 +155,7 @@ def finished_piece(out: Path, run: GridRun,
                                 "these, or choose another --out")
     return rec, per
 
+# %% ../nbs/09f_grid.ipynb #944c33f9
 def _finished(out: Path, run: GridRun, cfg: RunConfig) -> bool:
     "Whether `run`'s results are in `out/results`, made with `cfg` (`finished_piece`)."
     return finished_piece(out, run, cfg) is not None
@@ -317,6 +320,7 @@ GRID_OVERRIDES = dict(discrete=dict(steps=800, model=dict(z_entry='prefix'), **R
 QUICK = dict(steps=16, eval_every=8, n_train=512, n_eval=200, base=dict(steps=20),
              objective=dict(warmup_steps=4), discrete=dict(split=dict(head_release=4)))
 
+# %% ../nbs/09f_grid.ipynb #463fff7d
 def main(argv: list=None, # the arguments after the program name; sys.argv's when None
         ):
     "`python experiments/grid.py`: the experiments page's grid; a second start skips finished runs."
@@ -341,6 +345,7 @@ def real_text_grid(seeds=(0, 1, 2), # every run is repeated on each
     if family not in FAMILIES: raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     return [GridRun(family, r, e, 'pretrained', s) for s in seeds for r, e in _terms(eps_list)]
 
+# %% ../nbs/09f_grid.ipynb #2669e333
 def category_nmi(per: dict, # an own-data run's per-example columns (`own_data_results`)
                  categories: list, # every pair's category (ints or strings) by its position in the data file
                  shuffles: int=5, seed: int=0, # the chance level: the code shuffled within each x
@@ -355,11 +360,13 @@ def category_nmi(per: dict, # an own-data run's per-example columns (`own_data_r
 # %% ../nbs/09f_grid.ipynb #1fc0bd91
 DEMO_EPS = 1.0 # the example-level term's eps in the main job
 
+# %% ../nbs/09f_grid.ipynb #98a3297d
 def demo_runs(seed: int=0, # the one seed both terms train on
               eps: float=DEMO_EPS) -> list: # GridRun
     "The main job's runs: the demo task's discrete CVAE with the plain and the example-level term, b = b*."
     return [GridRun('discrete', 'plain', None, 'oracle', seed), GridRun('discrete', 'example', eps, 'oracle', seed)]
 
+# %% ../nbs/09f_grid.ipynb #8bb97622
 def demo_table(records: list, # `load_grid`'s records of the demo runs
               ) -> str:
     "Markdown: per term, the information captured, the KL and the easy/hard rate ratio, each beside its closed form."
@@ -369,6 +376,7 @@ def demo_table(records: list, # `load_grid`'s records of the demo runs
     return '\n'.join(['| term | information captured / oracle | KL (nats) | closed-form KL | easy/hard rate ratio '
                       '| closed form |', '|---|---|---|---|---|---|', *rows]) + '\n'
 
+# %% ../nbs/09f_grid.ipynb #d6ac7e6e
 def demo_figure(records: list, # `load_grid`'s records of the demo runs
                 path, # the .png file (written atomically)
                ) -> Path:
@@ -386,6 +394,7 @@ def demo_figure(records: list, # `load_grid`'s records of the demo runs
     plt.close(fig)
     return Path(path)
 
+# %% ../nbs/09f_grid.ipynb #64ac4579
 def weighting_demo(out='runs/demo', # the grid's folder: the two runs, their results, weighting.png
                    seed: int=0, eps: float=DEMO_EPS,
                    jobs: int=2, # processes training at once

@@ -32,6 +32,7 @@ def transformer_blocks(lm: nn.Module, # a causal LM
 # %% ../nbs/05a_hf_decoder.ipynb #36a4e33b
 Z_LAYERS = ('input', 'every') # where z enters the copy: its input embeddings, or every block's input
 
+# %% ../nbs/05a_hf_decoder.ipynb #f73eec58
 class PretrainedDecoder(nn.Module):
     """A trainable copy of a pretrained causal LM; the CVAE's prefix enters through a
     zero-initialised projection added to the embeddings of the separator and y positions (and,
@@ -69,6 +70,7 @@ class PretrainedDecoder(nn.Module):
         self._set_trainable(train_layers)
         self.train()
 
+# %% ../nbs/05a_hf_decoder.ipynb #581b8f96
 def _fused_gelu(lm: nn.Module) -> nn.Module:
     """`lm` with GPT-2's tanh GELU (transformers' `NewGELUActivation`: seven elementwise operations, each a pass over
     the hidden states) as PyTorch's one fused kernel of the same function: the copy runs it once per class."""
@@ -77,6 +79,7 @@ def _fused_gelu(lm: nn.Module) -> nn.Module:
             if type(child).__name__ == 'NewGELUActivation': setattr(m, name, nn.GELU(approximate='tanh'))
     return lm
 
+# %% ../nbs/05a_hf_decoder.ipynb #1f7b6699
 @torch.no_grad()
 def _head_apart(lm: nn.Module) -> bool:
     """Whether `lm`'s logits are its output layer over its body's last hidden states (GPT-2, Llama, ...), so that a
@@ -89,6 +92,7 @@ def _head_apart(lm: nn.Module) -> bool:
     with eval_mode(lm): whole, apart = lm(**run).logits, head(body(**run)[0])
     return whole.shape == apart.shape and bool(torch.equal(whole, apart))
 
+# %% ../nbs/05a_hf_decoder.ipynb #d1894a3b
 def _add_z(dec: PretrainedDecoder, j: int, block: nn.Module, args: tuple, kwargs: dict):
     """Forward pre-hook of block j: its entry of z added to the hidden states it reads, where z enters (the first block
     reads the lower blocks' output computed once for the pass's rows, when given)."""
@@ -110,6 +114,7 @@ def _set_trainable(self: PretrainedDecoder, train_layers: int):
     for block in (blocks[len(blocks) - train_layers:] if train_layers > 0 else []):
         for p in block.parameters(): p.requires_grad_(True)
 
+# %% ../nbs/05a_hf_decoder.ipynb #d72b90e9
 @patch
 def train(self: PretrainedDecoder, mode: bool=True):
     "Set the training mode of the projection; the copy itself always runs in eval mode."
@@ -133,6 +138,7 @@ def _z_in_blocks(self: PretrainedDecoder,
     try: yield
     finally: self._z = None
 
+# %% ../nbs/05a_hf_decoder.ipynb #f3563f8d
 @patch
 def forward(self: PretrainedDecoder,
             input_ids: Tensor, # (bs,T) [x ; sep ; y]
@@ -151,6 +157,7 @@ def forward(self: PretrainedDecoder,
             out = self.lm(inputs_embeds=emb, attention_mask=attention_mask, use_cache=False)
     return getattr(out, 'logits', out)
 
+# %% ../nbs/05a_hf_decoder.ipynb #c6b95f42
 @patch
 def nll(self: PretrainedDecoder,
         input_ids: Tensor, # (bs,T) [x ; sep ; y]
@@ -168,10 +175,12 @@ def _select_cache(cache, i: Tensor):
     if hasattr(cache, 'batch_select_indices'): cache.batch_select_indices(i); return cache
     return tuple(tuple(t[i] for t in layer) for layer in cache)
 
+# %% ../nbs/05a_hf_decoder.ipynb #b623d63e
 def _cache_name(model: nn.Module) -> str:
     "The cache's argument and field: `cache` in transformers 5, `past_key_values` before."
     return 'cache' if 'cache' in inspect.signature(model.forward).parameters else 'past_key_values'
 
+# %% ../nbs/05a_hf_decoder.ipynb #e440c30b
 class _Skip(nn.Module):
     """A block passed over: its input goes on as its output, in the blocks' own form (`form['tuple']`: a tuple before
     transformers 5), the input kept in `seen`."""
@@ -180,6 +189,7 @@ class _Skip(nn.Module):
         if self.seen is not None: self.seen.setdefault('h', hidden_states)
         return (hidden_states,) if self.form['tuple'] else hidden_states
 
+# %% ../nbs/05a_hf_decoder.ipynb #89232ec7
 @contextmanager
 def _skipped(blocks: nn.ModuleList, which: range, form: dict, seen: dict=None):
     "The blocks `which` replaced by `_Skip` while the copy runs (the first of them keeps its input in `seen`)."
@@ -190,6 +200,7 @@ def _skipped(blocks: nn.ModuleList, which: range, form: dict, seen: dict=None):
     finally:
         for j, b in kept.items(): blocks[j] = b
 
+# %% ../nbs/05a_hf_decoder.ipynb #73cac478
 @patch
 def _lower(self: PretrainedDecoder,
            emb: Tensor, # (bs,t,E) the embeddings of every position the pass reads
@@ -205,6 +216,7 @@ def _lower(self: PretrainedDecoder,
     finally: hook.remove()
     return seen['h'], form
 
+# %% ../nbs/05a_hf_decoder.ipynb #cc6423db
 @patch
 def pair_nll(self: PretrainedDecoder,
              input_ids: Tensor, # (bs,T) [x ; sep ; y], right-padded or not
@@ -240,6 +252,7 @@ def pair_nll(self: PretrainedDecoder,
     tok = F.pad(tok, (s + 1, 0))
     return tok.sum(-1), tok
 
+# %% ../nbs/05a_hf_decoder.ipynb #f4f7bad6
 @patch
 def class_nll(self: PretrainedDecoder,
               input_ids: Tensor, # (bs,T) [x ; sep ; y], right-padded or not

@@ -118,6 +118,7 @@ def _logsumexp_(logits: Tensor) -> Tensor: # (n,V) -> (n,), `logits` overwritten
     top = logits.amax(-1, keepdim=True)
     return logits.sub_(top).exp_().sum(-1).log_().add_(top[:, 0])
 
+# %% ../nbs/01_losses.ipynb #d1254c04
 class _LinearNLL(torch.autograd.Function):
     "The NLL of `linear_nll`, block by block; its backward takes each block's logits again."
     @staticmethod
@@ -148,6 +149,7 @@ class _LinearNLL(torch.autograd.Function):
 # %% ../nbs/01_losses.ipynb #f79b0003
 RECOMPUTE_WIDTH = 128 # widest output layer whose backward takes its logits again (make bench: linear_nll_*)
 
+# %% ../nbs/01_losses.ipynb #e2eca0e0
 def linear_nll(hidden: Tensor, # (N,E) the output layer's inputs
                weight: Tensor, # (V,E) its weight
                bias: Tensor|None, # (V,) its bias, or None
@@ -281,6 +283,7 @@ class WeightHealth(NamedTuple):
     ess_fraction: float # ess / n, in (0, 1]
     lightest_decile_share: float # share of the total weight on the lowest-b decile
 
+# %% ../nbs/01_losses.ipynb #46967136
 def weight_health(weights: Tensor, # (n,) nonnegative example weights, not all 0
                   base_surprisal: Tensor, # (n,) nats, b, to find the lightest decile
                  ) -> WeightHealth:
@@ -304,6 +307,7 @@ class FractionalDecomposition(NamedTuple):
     relative_excess: float # E[(l-b)/(b+eps)]
     eps_share: float # E[eps/(b+eps)], the term the usual approximation drops
 
+# %% ../nbs/01_losses.ipynb #36e3d17a
 def fractional_decomposition(recon_nll: Tensor, # (n,) nats, l
                              base_surprisal: Tensor, # (n,) nats, b
                              eps: float, # > 0

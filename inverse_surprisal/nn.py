@@ -211,6 +211,7 @@ def relation_map(self: AlignmentEncoder,
     k = self.k(self.tok(x)).view(bs, self.n_ctx, self.n_rel, self.d).transpose(1, 2)
     return q @ k.transpose(-1, -2) / self.d ** 0.5
 
+# %% ../nbs/05_nn.ipynb #67ebfa89
 @patch
 def forward(self: AlignmentEncoder,
             input_ids: Tensor, # (bs,T) fixed-length [context ; y]

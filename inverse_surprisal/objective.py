@@ -22,6 +22,7 @@ from .losses import (EPS_MAX, FLOAT32_MAX, RECON_TERMS,
 # %% ../nbs/06_objective.ipynb #751a8a5c
 AUX_WEIGHTINGS = ('uniform', 'recon') # how the head's NLL is weighed per example (`aux_term`)
 
+# %% ../nbs/06_objective.ipynb #cb99da63
 @dataclass
 class ObjectiveConfig:
     "The objective's settings, validated on construction."
@@ -89,6 +90,7 @@ def aux_weight_at(cfg: ObjectiveConfig, # aux_weight and its anneal (aux_anneal_
     frac = min(1.0, max(0, step - cfg.aux_anneal_start) / cfg.aux_anneal_steps)
     return (1 - frac) * cfg.aux_weight + frac * cfg.aux_final    # exact at both ends
 
+# %% ../nbs/06_objective.ipynb #207b0d9b
 def objective_at(cfg: ObjectiveConfig, # a resolved objective (not `matched`)
                  step: int, # >= 0, the training step
                 ) -> ObjectiveConfig:

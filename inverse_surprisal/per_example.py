@@ -113,6 +113,7 @@ def easy_hard_ratio(k, b) -> float: # mean k over the lowest quarter of b by tha
     easy, hard = b < np.quantile(b, 0.25), b > np.quantile(b, 0.75)
     return float(k[easy].mean() / k[hard].mean()) if k[hard].mean() > 0 else None
 
+# %% ../nbs/09ea_per_example.ipynb #32a94674
 def summarize(per: dict, # `per_example_results`
               metrics: dict, # the run's final held-out metrics
               objective, # the run's resolved ObjectiveConfig (matched beta and auxiliary weight)

@@ -318,10 +318,12 @@ def model_fingerprint(model: nn.Module, # any module; `.config.to_dict()` is has
 # id(parameter) -> (weakref to it, its name), for every parameter a FrozenBaseModel froze
 _FROZEN = {}
 
+# %% ../nbs/02_reference.ipynb #d9582b98
 def _refuse_grad(grad):
     raise RuntimeError("a gradient reached a frozen base-model parameter: b must stay a "
                        "constant of training")
 
+# %% ../nbs/02_reference.ipynb #d843255b
 def _refuse_frozen_params(optimizer, args, kwargs):
     "Optimizer step pre-hook: no frozen base-model parameter may be optimised."
     for group in optimizer.param_groups:
@@ -374,6 +376,7 @@ def assert_frozen(self: FrozenBaseModel):
         raise RuntimeError("the base model's weights changed in place after freezing: its "
                            "fingerprint no longer describes it")
 
+# %% ../nbs/02_reference.ipynb #212851ad
 @patch
 def get_input_embeddings(self: FrozenBaseModel):
     """The wrapped model's token embedding (None when it has no `get_input_embeddings`):
@@ -381,6 +384,7 @@ def get_input_embeddings(self: FrozenBaseModel):
     get = getattr(self.model, 'get_input_embeddings', None)
     return get() if callable(get) else None
 
+# %% ../nbs/02_reference.ipynb #09a19afd
 @patch
 def forward(self: FrozenBaseModel,
             *args, # the wrapped model's inputs

@@ -56,6 +56,7 @@ def set_rng_state(s: dict, # as `rng_state` gave it
 CKPT_FORMAT = 'inverse-surprisal checkpoint 2' # the metadata's `format`: safetensors with JSON structure
 BASE_CKPT, CVAE_CKPT = 'base.safetensors', 'cvae.safetensors' # a run's two checkpoints
 
+# %% ../nbs/09a_run_dir.ipynb #9c6f37b3
 def _split_tensors(obj, name: str, tensors: dict):
     "`obj` as JSON, each tensor moved to `tensors` under its dotted `name` and named in its place."
     at = lambda k: f'{name}.{k}' if name else str(k)
@@ -145,6 +146,7 @@ def check_resumable(cfg: RunConfig, out: Path):
 # where the inputs lie, not what they are: a run whose inputs moved (the same bytes) opens from their new place
 INPUT_LOCATIONS = ('data.path', 'data.base_model', 'data.tokenizer', 'data.view_encoder')
 
+# %% ../nbs/09a_run_dir.ipynb #8af024f1
 def check_trained_config(ckpt: dict, # a CVAE checkpoint, as `load_checkpoint` gives it
                          cfg: RunConfig, # the settings it is about to be used with (the run's config.json)
                          path: Path, # the checkpoint, for the message
@@ -163,6 +165,7 @@ def check_trained_config(ckpt: dict, # a CVAE checkpoint, as `load_checkpoint` g
 # %% ../nbs/09a_run_dir.ipynb #8036c0cd
 LOCK_FILE = 'run.lock' # held by the one process that writes the folder; names it
 
+# %% ../nbs/09a_run_dir.ipynb #669887ac
 def _foreign(out: Path, kind: str):
     "Refuse a folder that is neither missing, empty (but for a lock file), nor a `kind` of ours."
     if out.exists() and not out.is_dir():
@@ -218,10 +221,12 @@ def share_base(src: Path, # a run directory whose base model has trained
 INPUTS_FILE = 'inputs.json' # what an own-data run read: content digests by role
 INPUT_ROLES = ('data file', 'base model', 'tokenizer', 'view encoder') # what an own-data run reads
 
+# %% ../nbs/09a_run_dir.ipynb #1ad85d89
 def _by_role(digests: dict) -> dict:
     "Digests by role: a key from before the roles alone ('data file /x/pairs.jsonl', its path too) read as its role."
     return {next((r for r in INPUT_ROLES if k == r or k.startswith(r + ' ')), k): v for k, v in digests.items()}
 
+# %% ../nbs/09a_run_dir.ipynb #a62160cc
 def _check_inputs(recorded: dict, # the digests the run started with, by name
                   now: dict, # the same names' digests of what this process read
                   out: Path,
@@ -260,6 +265,7 @@ def read_log(path: Path) -> list: # its records, a torn last line left out
                                     "damaged") from None
     return records
 
+# %% ../nbs/09a_run_dir.ipynb #1f8e6d99
 def truncate_log(path: Path, step: int):
     """Keep the log lines written up to the checkpoint at `step`: a resumed run writes the rest
     again."""
@@ -378,6 +384,7 @@ def tensorboard_from_log(self: RunLog):
     self._tb, log = SummaryWriter(self.out / 'tensorboard', flush_secs=10), self.out / 'metrics.jsonl'
     for record in (read_log(log) if log.exists() else []): add_scalars(self._tb, record)   # a torn last line left out
 
+# %% ../nbs/09a_run_dir.ipynb #620af028
 @patch
 def close(self: RunLog):
     "Close the TensorBoard writer, if one is open."

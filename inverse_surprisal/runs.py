@@ -103,6 +103,7 @@ def _posterior_fields(run: OpenRun, ids, y_mask, attention_mask, b, view=None) -
     mu_p, logvar_p = prior_moments(p)
     return dict(mean=q[0], logvar=q[1], prior_mean=mu_p, prior_logvar=logvar_p)
 
+# %% ../nbs/09e_runs.ipynb #99f36671
 @torch.no_grad()
 def encode(run: OpenRun, # `load_run`'s
            pairs: list=None, # [(x, y), ...] strings (own data); None: the held-out split
@@ -206,6 +207,7 @@ def split_posterior(tr: Trainer, # a trained run's trainer (`load_run(...).train
         mus.append(mu.float().cpu()); lvs.append(lv.float().cpu())
     return torch.cat(mus), torch.cat(lvs)
 
+# %% ../nbs/09e_runs.ipynb #05c7b9d6
 def latent_kmeans(tr: Trainer, # a trained continuous run's trainer
                   k: int=None, # clusters; None: the model's n_components
                   held=None, # (n_eval,D) the held-out pairs' posterior means, when already computed (`export_columns`)
@@ -215,6 +217,7 @@ def latent_kmeans(tr: Trainer, # a trained continuous run's trainer
     held = split_posterior(tr, 'eval')[0] if held is None else torch.as_tensor(held, dtype=torch.float32)
     return embedding_kmeans(split_posterior(tr, 'train')[0], held, k or tr.model.cfg.n_components, tr.cfg.seed)[1]
 
+# %% ../nbs/09e_runs.ipynb #1b06ea1b
 def categories(run: OpenRun, # `load_run`'s: an own-data run whose data names `label_key`
                # embedding k-means' encoder folder; 'minilm': all-MiniLM-L6-v2 if installed; None: none; 'run': the
                # run's own embedding view (data.view_encoder, its cached embeddings) when it has one, else 'minilm'

@@ -37,6 +37,7 @@ def _pyarrow():
 # %% ../nbs/03b_score.ipynb #4cb20f18
 SCORE_FORMATS = ('.parquet', '.jsonl', '.csv') # the table's formats, by the file's extension
 
+# %% ../nbs/03b_score.ipynb #bab3729d
 def check_table_path(out, # where the table goes: a .parquet, .jsonl or .csv file
                      overwrite: bool=False, # replace a file that is already there
                     ) -> Path:

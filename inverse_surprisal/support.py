@@ -38,6 +38,7 @@ def pair_class_nll(decoder: nn.Module, # the causal decoder
     if hasattr(decoder, 'pair_nll'): return decoder.pair_nll(input_ids, y_mask, prefix.sum(1), i, c)
     return sequence_nll(decoder, input_ids[i], y_mask[i], prefix[c])
 
+# %% ../nbs/05c_support.ipynb #e71086d3
 def class_nll_on_candidates(decoder: nn.Module, # the causal decoder
                             input_ids: Tensor, # (bs,T) [x ; sep ; y]
                             y_mask: Tensor, # (bs,T) bool, True on y
@@ -50,6 +51,7 @@ def class_nll_on_candidates(decoder: nn.Module, # the causal decoder
     return (l_k.new_zeros(bs, len(prefix)).index_put((i, c), l_k),
             tok_k.new_zeros(bs, len(prefix), T).index_put((i, c), tok_k))
 
+# %% ../nbs/05c_support.ipynb #7c0a22fc
 def class_nll_on_support(decoder: nn.Module, # the causal decoder the values came from
                          input_ids: Tensor, # (bs,T) [x ; sep ; y]
                          y_mask: Tensor, # (bs,T) bool, True on y

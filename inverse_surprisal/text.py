@@ -63,11 +63,13 @@ def _decoded(path: Path) -> str:
 def _twice(names: list) -> list: # the names given more than once, sorted
     return sorted({n for n in names if names.count(n) > 1})
 
+# %% ../nbs/03a_text.ipynb #6a4acd2b
 def _keys_once(items: list) -> dict:
     "A JSON object whose keys are each given once (`json.loads` keeps the last of two without a word)."
     if twice := _twice([k for k, _ in items]): raise ValueError(f"duplicated key(s) {twice}")
     return dict(items)
 
+# %% ../nbs/03a_text.ipynb #09c0db32
 def _csv_records(path: Path, text: str):
     "(line number, {column: field}) per non-blank row; every row has the header's fields."
     # a field may be as long as the file (the module's default stops at 131072 characters)
@@ -132,6 +134,7 @@ def _column_pairs(where: str, # the file, for the messages
     if not pairs: raise ValueError(f"data file {where} holds no pairs")
     return pairs
 
+# %% ../nbs/03a_text.ipynb #ac583e30
 def _parquet_pairs(path: Path, x_key: str, y_key: str, label_key: str='') -> list:
     try: import pyarrow.parquet as pq
     except ImportError: raise ImportError("a .parquet data file needs pyarrow: pip install 'inverse_surprisal[hf]'") from None
@@ -147,6 +150,7 @@ def _parquet_pairs(path: Path, x_key: str, y_key: str, label_key: str='') -> lis
         return values
     return _column_pairs(path, f.schema_arrow.names, read, x_key, y_key, label_key)
 
+# %% ../nbs/03a_text.ipynb #97f5c099
 def _dataset_folder_pairs(path: Path, x_key: str, y_key: str, label_key: str='') -> list:
     try: import datasets
     except ImportError: raise ImportError("a datasets folder needs datasets: pip install 'inverse_surprisal[hf]'") from None
@@ -317,12 +321,12 @@ class TextPairs(torch.utils.data.Dataset):
         edge[self.starts] = 1; edge[self.starts + self.y_starts] = -1
         return self.ids.long(), edge[:-1].cumsum(0, dtype=torch.int32) == 0, self.starts, self.lengths
 
+# %% ../nbs/03a_text.ipynb #63d77a74
 class _Items(Sequence):
     "The items of a `TextPairs`, each made when asked for; a slice is a list."
     def __init__(self, data): self.data = data
     def __len__(self): return len(self.data)
     def __getitem__(self, i): return [self.data[k] for k in range(len(self))[i]] if isinstance(i, slice) else self.data[i]
-
 
 # %% ../nbs/03a_text.ipynb #7fd5ee2f
 def bucketed_batches(lengths, # (n,) sequence lengths

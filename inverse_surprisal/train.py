@@ -201,6 +201,7 @@ def seeded_cvae(self: Trainer,
     if b is not None: model.objective = objective_at(self.resolved_objective(b), step)
     return model
 
+# %% ../nbs/09b_train.ipynb #9e730fee
 @patch
 def resolved_objective(self: Trainer, b: dict) -> ObjectiveConfig:
     """The run's objective: the head released after the last split (`split.head_release`), and `objective.matched`
@@ -259,6 +260,7 @@ def _batch(self: Trainer, data: dict, gen: torch.Generator, step: int) -> dict:
     if step < self.cfg.start.balance_steps: rows['balanced'] = True
     return rows
 
+# %% ../nbs/09b_train.ipynb #d04136ff
 def _left_out(o, n: int) -> dict:
     """The posterior mass a step left out of the decoder's gradient (`support_delta`), the batch's mean and its largest
     (this process's), and the classes a pair kept, on average."""
@@ -274,6 +276,7 @@ def _left_out(o, n: int) -> dict:
                     candidate_miss_max=o.extras['candidate_miss'].max().item())
     return out
 
+# %% ../nbs/09b_train.ipynb #ffca4bc0
 @patch
 def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: dict,
                gen: torch.Generator, base_mean: float, step: int, bar):
@@ -293,6 +296,7 @@ def _cvae_step(self: Trainer, ddp: nn.Module, opt: torch.optim.Optimizer, data: 
                             recon_nll=global_mean(o.recon_nll.mean().detach(), n), **_left_out(o, n)))
         bar.set_postfix(loss=f"{o.loss.item():.3f}", kl=f"{o.kl.mean().item():.3f}")
 
+# %% ../nbs/09b_train.ipynb #492e0ec1
 @patch
 def _encoder_steps(self: Trainer, model: nn.Module, ddp: nn.Module, opt: torch.optim.Optimizer, data: dict,
                    gen: torch.Generator, base_mean: float, step: int):

