@@ -74,7 +74,7 @@ check-readme: $(STAMP)
 	  if [ "$$before" != "$$after" ]; then echo "FAIL: README.md was stale: regenerate it from nbs/index.ipynb (make readme)"; git status --short; exit 1; fi
 	@echo "ok: README.md matches nbs/index.ipynb"
 
-# how the pages read and how the package is built (tools/page_measures.py): its limits hold, its goals are printed
+# how the pages read and how the package is built (tools/page_measures.py): its limits hold
 check-pages: $(STAMP)
 	@$(PY) tools/page_measures.py --check | tail -4
 

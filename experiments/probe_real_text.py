@@ -167,6 +167,14 @@ ARMS = {
                                                                          support_delta=1e-3, decoder_lr=3e-4,
                                                                          support_sample=1, view_delta=1e-4),
                                                               data=dict(view_encoder='minilm', length_buckets=8)),
+    # ... the view weighed as before issue 79's step (kappa 200), with the copy at 3e-4 (issue 81)
+    'view-avg-k200-every-model-step-lr3-sample1-screen': dict(start=dict(codes='view_kmeans', steps=100),
+                                                              model=dict(eval_posterior='model', view_kappa=200.0,
+                                                                         view_decay=0.98, decoder_init='base_model',
+                                                                         decoder_z='every', decoder_z_layers=1,
+                                                                         support_delta=1e-3, decoder_lr=3e-4,
+                                                                         support_sample=1, view_delta=1e-4),
+                                                              data=dict(view_encoder='minilm', length_buckets=8)),
     # ... the codes started from EM over both views, y's tokens and its embedding (start.codes='views', issue 81)
     'views-avg-k100-every-model-step-lr3-sample1-screen': dict(start=dict(codes='views', steps=100),
                                                                model=dict(eval_posterior='model', view_kappa=100.0,
@@ -230,10 +238,10 @@ def debian_rows():
 DEBIAN_TRANSLATIONS = '/var/lib/apt/lists/deb.debian.org_debian_dists_bookworm_main_i18n_Translation-{}.lz4'
 
 def debian_descriptions(lang: str='en') -> list:
-    """(package, synopsis, first paragraph of its long description) of every entry of Debian bookworm's Translation-`lang`,
-    in its order (`apt-get update -o Acquire::Languages=en,fr` fetches the English and French ones)."""
-    text = subprocess.run(['/usr/lib/apt/apt-helper', 'cat-file', DEBIAN_TRANSLATIONS.format(lang)], capture_output=True,
-                          text=True, check=True).stdout
+    """(package, synopsis, first paragraph of its long description) of every entry of Debian bookworm's
+    Translation-`lang`, in its order (`apt-get update -o Acquire::Languages=en,fr` fetches English and French)."""
+    text = subprocess.run(['/usr/lib/apt/apt-helper', 'cat-file', DEBIAN_TRANSLATIONS.format(lang)],
+                          capture_output=True, text=True, check=True).stdout
     out, field = [], f'Description-{lang}: '
     for block in text.split('\n\n'):
         lines = block.splitlines()
@@ -303,8 +311,8 @@ def depends_rows(words: int=10):
     return synopsis_rows(lambda f: f['Section'].split('/')[-1] if 'Section' in f else None, field=deps)
 
 # sixteen Python libraries of the dev extras, at constraints.txt's versions: their functions' code by library
-LIBRARIES = ('numpy', 'scipy', 'sklearn', 'torch', 'transformers', 'pandas', 'matplotlib', 'sympy', 'networkx', 'IPython',
-             'sphinx', 'docutils', 'pygments', 'datasets', 'hypothesis', '_pytest')
+LIBRARIES = ('numpy', 'scipy', 'sklearn', 'torch', 'transformers', 'pandas', 'matplotlib', 'sympy', 'networkx',
+             'IPython', 'sphinx', 'docutils', 'pygments', 'datasets', 'hypothesis', '_pytest')
 
 def code_rows(part: str='body', words: int=30):
     """(x, y, category) of every function of `LIBRARIES` outside their test folders: 'method' or 'function', the first
@@ -327,7 +335,8 @@ def code_rows(part: str='body', words: int=30):
                 if part == 'doc': y = doc.strip().splitlines()[0].strip() if doc and doc.strip() else ''
                 else:
                     body = f.body[1:] if doc is not None else f.body
-                    y = ' '.join(' '.join(lines[body[0].lineno - 1:body[-1].end_lineno]).split()[:words]) if body else ''
+                    text_of = ' '.join(lines[body[0].lineno - 1:body[-1].end_lineno]) if body else ''
+                    y = ' '.join(text_of.split()[:words])
                 if not y or y in seen or '<pad>' in y or '<eos>' in y: continue     # the tokenizer's specials
                 seen.add(y)
                 rows.append(('method' if id(f) in methods else 'function', y, lib))
@@ -342,8 +351,10 @@ def planted_rows():
 
 CORPORA = dict(wordnet=wordnet_rows, debian=debian_rows, debian_long=debian_long_rows, fortunes=fortune_rows,
                ecosystems=ecosystem_rows, planted=planted_rows,
-               debian_fr=lambda: debian_long_rows(lang='fr', synopsis=True), debian_fr_long=lambda: debian_long_rows(lang='fr'),
-               debian_de=lambda: debian_long_rows(lang='de', synopsis=True), debian_de_long=lambda: debian_long_rows(lang='de'),
+               debian_fr=lambda: debian_long_rows(lang='fr', synopsis=True),
+               debian_fr_long=lambda: debian_long_rows(lang='fr'),
+               debian_de=lambda: debian_long_rows(lang='de', synopsis=True),
+               debian_de_long=lambda: debian_long_rows(lang='de'),
                code=code_rows, depends=depends_rows, docstrings=lambda: code_rows('doc'))
 
 def train_tokenizer(texts: list, # (x, y) the byte-level BPE is trained on

@@ -15,8 +15,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .checks import check_choice, check_counts, check_field_types
-from .clustering import (embedding_kmeans, fit_mixture_of_unigrams, fit_two_views, kmeans_of_counts,
-                                          y_token_counts)
+from .clustering import embedding_kmeans, fit_mixture_of_unigrams, fit_two_views
+from .clustering import kmeans_of_counts, y_token_counts
 from .nn import AlignmentEncoder, split_context
 from .objective import ObjectiveConfig
 from .shared_discrete_cvae import SharedDiscreteCVAE
@@ -71,7 +71,9 @@ def start_codes(input_ids: Tensor, # (n,T) the training set
         if start.codes == 'view_kmeans': return first
     counts = y_token_counts(ids, ym, int(ids.max()) + 1)
     if start.codes == 'views':
-        if view_kappa is None: raise ValueError("start.codes='views' weighs the embeddings by view_kappa: give it")
+        if not view_kappa:
+            raise ValueError(f"start.codes='views' weighs the embeddings by model.view_kappa: it must be > 0, got "
+                             f"{view_kappa!r}")
         return fit_two_views(counts, views.cpu(), F.one_hot(first, n_classes), view_kappa, start.iters,
                              start.alpha)[1].argmax(1)
     if start.codes == 'kmeans': return kmeans_of_counts(counts, n_classes, seed)

@@ -292,7 +292,7 @@ def check_view_settings(cfg, # a RunConfig
                              f"family's head learns its map: leave model.{name} at {getattr(ModelConfig, name)!r}")
         if not view: raise ValueError(f"model.{name} {what}: it needs data.view_encoder")
     if not view and cfg.start.codes in ('view_kmeans', 'views'):
-        raise ValueError(f"start.codes={cfg.start.codes!r} clusters y's sentence embeddings: it needs data.view_encoder")
+        raise ValueError(f"start.codes={cfg.start.codes!r} clusters y's embeddings: it needs data.view_encoder")
 
 def start_classes(m, # a ModelConfig
                  ) -> int:

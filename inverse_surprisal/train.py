@@ -65,7 +65,8 @@ class Trainer:
         self.cfg, self.train_set, self.eval_set = self.data.cfg, self.data.train_set, self.data.eval_set
         self._buckets = None   # the training pairs by length (`data.length_buckets`), made when the run starts
         start, n_codes = self.cfg.start.codes, start_classes(self.cfg.model)
-        if start in ('mixture', 'kmeans', 'view_kmeans', 'views') and len(self.train_set) < n_codes:  # clustered into the codes
+        # a start that clusters the training pairs into the codes needs at least one pair a code
+        if start in ('mixture', 'kmeans', 'view_kmeans', 'views') and len(self.train_set) < n_codes:
             raise DataError(f"{len(self.train_set)} training pairs, fewer than the {n_codes} codes "
                             f"start.codes={start!r} clusters them into: give more pairs, fewer codes "
                             "(model.code_sizes), or start.codes='random'")
