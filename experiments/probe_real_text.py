@@ -167,14 +167,16 @@ ARMS = {
                                                                          support_delta=1e-3, decoder_lr=3e-4,
                                                                          support_sample=1, view_delta=1e-4),
                                                               data=dict(view_encoder='minilm', length_buckets=8)),
-    # ... the view weighed as before issue 79's step (kappa 200), with the copy at 3e-4 (issue 81)
-    'view-avg-k200-every-model-step-lr3-sample1-screen': dict(start=dict(codes='view_kmeans', steps=100),
-                                                              model=dict(eval_posterior='model', view_kappa=200.0,
-                                                                         view_decay=0.98, decoder_init='base_model',
-                                                                         decoder_z='every', decoder_z_layers=1,
-                                                                         support_delta=1e-3, decoder_lr=3e-4,
-                                                                         support_sample=1, view_delta=1e-4),
-                                                              data=dict(view_encoder='minilm', length_buckets=8)),
+    # ... the view weighed as before issue 79's step (kappa 200), and between (150), with the copy at 3e-4 (issue 81)
+    **{f'view-avg-k{k}-every-model-step-lr3-sample1-screen': dict(start=dict(codes='view_kmeans', steps=100),
+                                                                  model=dict(eval_posterior='model',
+                                                                             view_kappa=float(k), view_decay=0.98,
+                                                                             decoder_init='base_model',
+                                                                             decoder_z='every', decoder_z_layers=1,
+                                                                             support_delta=1e-3, decoder_lr=3e-4,
+                                                                             support_sample=1, view_delta=1e-4),
+                                                                  data=dict(view_encoder='minilm', length_buckets=8))
+       for k in (150, 200)},
     # ... the codes started from EM over both views, y's tokens and its embedding (start.codes='views', issue 81)
     'views-avg-k100-every-model-step-lr3-sample1-screen': dict(start=dict(codes='views', steps=100),
                                                                model=dict(eval_posterior='model', view_kappa=100.0,
