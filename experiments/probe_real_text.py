@@ -167,25 +167,14 @@ ARMS = {
                                                                          support_delta=1e-3, decoder_lr=3e-4,
                                                                          support_sample=1, view_delta=1e-4),
                                                               data=dict(view_encoder='minilm', length_buckets=8)),
-    # ... the view weighed as before issue 79's step (kappa 200), and between (150), with the copy at 3e-4 (issue 81)
-    **{f'view-avg-k{k}-every-model-step-lr3-sample1-screen': dict(start=dict(codes='view_kmeans', steps=100),
-                                                                  model=dict(eval_posterior='model',
-                                                                             view_kappa=float(k), view_decay=0.98,
-                                                                             decoder_init='base_model',
-                                                                             decoder_z='every', decoder_z_layers=1,
-                                                                             support_delta=1e-3, decoder_lr=3e-4,
-                                                                             support_sample=1, view_delta=1e-4),
-                                                                  data=dict(view_encoder='minilm', length_buckets=8))
-       for k in (150, 200)},
-    # ... the codes started from EM over both views, y's tokens and its embedding (start.codes='views', issue 81)
-    'views-avg-k100-every-model-step-lr3-sample1-screen': dict(start=dict(codes='views', steps=100),
-                                                               model=dict(eval_posterior='model', view_kappa=100.0,
-                                                                          view_decay=0.98, decoder_init='base_model',
-                                                                          decoder_z='every', decoder_z_layers=1,
-                                                                          support_delta=1e-3, decoder_lr=3e-4,
-                                                                          support_sample=1, view_delta=1e-4),
-                                                               data=dict(view_encoder='minilm', length_buckets=8)),
 }
+# issue 81: the preset's arm with one setting changed. The view weighed more (kappa 150 and 200, the copy still at 3e-4),
+# and the codes started from EM over both views, y's tokens and its embedding (start.codes='views')
+_PRESET_ARM = ARMS['view-avg-k100-every-model-step-lr3-sample1-screen']
+ARMS.update({f'view-avg-k{k}-every-model-step-lr3-sample1-screen':
+             dict(_PRESET_ARM, model=dict(_PRESET_ARM['model'], view_kappa=float(k))) for k in (150, 200)})
+ARMS['views-avg-k100-every-model-step-lr3-sample1-screen'] = dict(_PRESET_ARM,
+                                                                  start=dict(_PRESET_ARM['start'], codes='views'))
 
 # the decoder the arms were measured with, unless they name another: a fresh one (the text preset's was, before issue 62)
 FRESH = dict(decoder_init='random', decoder_z='input')
