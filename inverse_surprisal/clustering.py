@@ -274,6 +274,7 @@ def fit_two_views(counts: Tensor, # (n,V) word or token counts, dense or sparse
                          f"{tuple(start.shape) if torch.is_tensor(start) else type(start).__name__}")
     _check_k(start.shape[1], n)
     if not (kappa > 0 and alpha > 0): raise ValueError(f"kappa and alpha must be > 0, got {kappa!r} and {alpha!r}")
+    if not isinstance(iters, int) or iters < 1: raise ValueError(f"iters must be an int >= 1, got {iters!r}")
     counts = counts.double() if counts.is_sparse else counts.double().to_sparse()
     r, k = start.double(), start.shape[1]
     for _ in range(iters):
