@@ -87,6 +87,7 @@ def fit_mixture_of_unigrams(counts: Tensor, # (n,V) word counts, dense or sparse
     n = counts.shape[0]
     _check_k(k, n)
     if not alpha > 0: raise ValueError(f"alpha must be > 0, got {alpha!r}")
+    if not isinstance(iters, int) or iters < 1: raise ValueError(f"iters must be an int >= 1, got {iters!r}")
     counts = counts.double() if counts.is_sparse else counts.double().to_sparse()
     r = -torch.rand(n, k, generator=torch.Generator().manual_seed(seed), dtype=torch.float64).log()
     r /= r.sum(1, keepdim=True)

@@ -43,7 +43,7 @@ class StartConfig:
     def __post_init__(self):
         check_field_types(self)
         check_choice('start.codes', self.codes, START_CODES)
-        check_counts(self, ((('steps', 'balance_steps', 'iters'), 0),), 'start.')
+        check_counts(self, ((('steps', 'balance_steps'), 0), (('iters',), 1)), 'start.')
         if not self.alpha > 0: raise ValueError(f"start.alpha must be > 0, got {self.alpha!r}")
 
 # %% ../nbs/08a_codes.ipynb #a5e1c0d2
