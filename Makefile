@@ -93,7 +93,7 @@ pytest: $(STAMP)
 
 test: check-clean check-export check-readme check-pages pytest
 
-# the edit loop (about a minute on 2 cores; `make test` before a commit): every page's quick cells but the three that
+# the edit loop (about 80 s on 2 cores; `make test` before a commit): every page's quick cells but the three that
 # train runs (10_experiments, 12_own_data, 13_own_loop), through nbdev's runner (a worker imports torch once for all its
 # pages), and the library's unit tests
 FAST_TESTS := tests/test_losses.py tests/test_cvae.py tests/test_synthetic_metrics.py tests/test_reference.py \

@@ -31,7 +31,8 @@ def screen_weights(model, r: dict, base_mean: float) -> torch.Tensor:
     return model._q_star(log_pc, heads, *costs).exp()
 
 def candidates_table(run: Path, batch_size: int=128, screen: str='encoder') -> dict:
-    "q* and the screen (the encoder's q, or q* without the decoder) over the run's training pairs; each delta's candidates and q*'s mass they miss."
+    """q* and the screen (the encoder's q, or q* without the decoder) over the run's training pairs; each delta's
+    candidates and q*'s mass they miss."""
     tr = load_run(run, device='cpu').trainer
     model, data = tr.model.eval(), tr.data.tensors(tr.train_set, tr.b['train'])
     q_star, q = [], []
@@ -59,7 +60,8 @@ def candidates_table(run: Path, batch_size: int=128, screen: str='encoder') -> d
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('corpus'); ap.add_argument('arm'); ap.add_argument('seed', type=int)
-    ap.add_argument('--out', default=str(HERE)); ap.add_argument('--screen', default='encoder', choices=('encoder', 'view'))
+    ap.add_argument('--out', default=str(HERE))
+    ap.add_argument('--screen', default='encoder', choices=('encoder', 'view'))
     a = ap.parse_args(argv)
     kind = 'candidates' if a.screen == 'encoder' else 'screen'
     record = Path(a.out) / 'results' / f'{a.corpus}_{kind}_{a.arm}_s{a.seed}.json'

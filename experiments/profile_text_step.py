@@ -2,12 +2,12 @@
 (16 codes, batch 32, a 2-layer d=64 GPT-2 over 2 000 tokens as the real-text probe's base, short context), with the
 decoder's gradient through every code (support_delta 0), on q*'s support (1e-3), with z in the copy's top block only,
 on one code per pair drawn from the support (support_sample 1), and that with the decoder run forward only on the codes
-the embedding view's screen keeps (view_delta 1e-4, the text preset's step; the bench's `screen` batch); per arm the milliseconds
-a step spends in its forward, backward and Adam, the forward's decoder passes (the codes run forward, without
-gradient on the support, then the codes with it), and the operators that take the most of it. One torch thread; run it with nothing else on the
-machine. Prints the tables and writes them to experiments/real_text/results/NAME.json (the own-data page reads
-profile_text_step.json, from before the fused GELU and support_sample, profile_text_step_preset.json, from before the
-screen, and profile_text_step_screen.json).
+the embedding view's screen keeps (view_delta 1e-4, the text preset's step; the bench's `screen` batch). Per arm: the
+milliseconds a step spends in its forward, backward and Adam, the forward's decoder passes (the codes run forward,
+without gradient on the support, then the codes with it), and the operators that take the most of it. One torch
+thread; run it with nothing else on the machine. Prints the tables and writes them to
+experiments/real_text/results/NAME.json (the own-data page reads profile_text_step.json, from before the fused GELU and
+support_sample, profile_text_step_preset.json, from before the screen, and profile_text_step_screen.json).
 Usage: python experiments/profile_text_step.py [--steps N] [--context N] [--name NAME]"""
 import argparse, json, sys
 from pathlib import Path

@@ -277,11 +277,11 @@ def fit_two_views(counts: Tensor, # (n,V) word or token counts, dense or sparse
     if not (kappa > 0 and alpha > 0): raise ValueError(f"kappa and alpha must be > 0, got {kappa!r} and {alpha!r}")
     if not isinstance(iters, int) or iters < 1: raise ValueError(f"iters must be an int >= 1, got {iters!r}")
     counts = counts.double() if counts.is_sparse else counts.double().to_sparse()
-    r, k = start.double(), start.shape[1]
+    r, k, views = start.double(), start.shape[1], views.double()
     for _ in range(iters):
         phi = torch.sparse.mm(counts.t(), r).T + alpha                   # M-step
         m = TwoViews((phi / phi.sum(1, keepdim=True)).log(), ((r.sum(0) + 1) / (n + k)).log(),
-                     (r.T @ views.double()) / r.sum(0).clamp_min(1e-300)[:, None], float(kappa))
+                     (r.T @ views) / r.sum(0).clamp_min(1e-300)[:, None], float(kappa))
         r = m.log_joint(counts, views).softmax(1)                        # E-step
     return m, r
 

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 from torch import nn
 
 from .checks import check_choice, check_counts, check_field_types
-from .codes import SplitConfig, StartConfig
+from .codes import VIEW_STARTS, SplitConfig, StartConfig
 from .continuous_cvae import ContinuousCVAE, ContinuousCVAEConfig
 from .hf_decoder import Z_LAYERS
 from .losses import FLOAT32_MAX
@@ -291,7 +291,7 @@ def check_view_settings(cfg, # a RunConfig
             raise ValueError(f"model.{name} {what}: the discrete family's, one mean per class; the continuous "
                              f"family's head learns its map: leave model.{name} at {getattr(ModelConfig, name)!r}")
         if not view: raise ValueError(f"model.{name} {what}: it needs data.view_encoder")
-    if not view and cfg.start.codes in ('view_kmeans', 'views'):
+    if not view and cfg.start.codes in VIEW_STARTS:
         raise ValueError(f"start.codes={cfg.start.codes!r} clusters y's embeddings: it needs data.view_encoder")
 
 def start_classes(m, # a ModelConfig

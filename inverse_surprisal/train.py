@@ -66,7 +66,7 @@ class Trainer:
         self._buckets = None   # the training pairs by length (`data.length_buckets`), made when the run starts
         start, n_codes = self.cfg.start.codes, start_classes(self.cfg.model)
         # a start that clusters the training pairs into the codes needs at least one pair a code
-        if start in ('mixture', 'kmeans', 'view_kmeans', 'views') and len(self.train_set) < n_codes:
+        if start not in ('none', 'random') and len(self.train_set) < n_codes:
             raise DataError(f"{len(self.train_set)} training pairs, fewer than the {n_codes} codes "
                             f"start.codes={start!r} clusters them into: give more pairs, fewer codes "
                             "(model.code_sizes), or start.codes='random'")

@@ -6,8 +6,9 @@ Most pages run as `nbdev_test` runs them: in the test worker's own process, each
 (execnb's `CaptureShell`, a namespace of its own, matplotlib inline), so that a worker imports torch and transformers
 once for all its pages instead of once a page (a Jupyter kernel per page cost 3-4 s of CPU a page before its first
 cell). The pages whose committed outputs hold a widget (`KERNEL_PAGES`: the explorer's, and the progress bars that
-tqdm draws as widgets in a kernel), and the grid's page (a thread it starts would outlive it), run under a real Jupyter kernel (nbclient + ipykernel), each in a process of its own
-(`python tests/test_notebooks.py NAME`), which prints the time each cell starts.
+tqdm draws as widgets in a kernel), and the grid's page (a thread it starts would outlive it), run under a real
+Jupyter kernel (nbclient + ipykernel), each in a process of its own (`python tests/test_notebooks.py NAME`), which
+prints the time each cell starts.
 
 Why kernel runs stalled, and what ends it. 11_explorer's `widget()` cell stalled in 2 of 7 full runs on 2026-12-05 (and
 once more on a fresh clone that day): kernel and client both idle. Under load (11_explorer twice at once beside a busy
