@@ -9,7 +9,8 @@ classical clusterings of the same texts? Two corpora reachable offline, each wit
   the first 30 words of a package's long description by section, Debian's `fortunes` by file (`fortune_rows`), and
   Debian's synopses by the ecosystem the package's name places it in (`ecosystem_rows`); then Debian's French and
   German synopses and French long descriptions by section (`debian_long_rows(lang=...)`), the code and the docstrings
-  of 16 Python libraries by library (`code_rows`), and Debian's Depends lists by section (`depends_rows`).
+  of 16 Python libraries by library (`code_rows`), Debian's Depends lists by section (`depends_rows`), and the files
+  Debian's packages install by section (`contents_rows`).
 Per corpus: n_pairs pairs (a quarter held out by the trainer's own split), a byte-level BPE tokenizer and a 2-layer GPT-2
 base trained here on n_pairs *other* pairs. Per arm and seed: the `text` preset with 16 codes and the arm's settings;
 printed every eval: KL, l0 - l (the code), b - l0 (the decoder), then codes used, the code's NMI with the categories
@@ -25,7 +26,7 @@ Usage: python experiments/probe_real_text.py CORPUS ARM[,ARM...] SEED[,SEED...] 
        python experiments/probe_real_text.py CORPUS baselines SEED[,SEED...]   (the clusterings alone: no base model)
        python experiments/probe_real_text.py planted ARM SEED --quick --out DIR   (make test's tiny version)"""
 import argparse
-import ast, importlib.util, json, re, subprocess, time
+import ast, gzip, importlib.util, json, re, subprocess, time
 from pathlib import Path
 import torch, tokenizers, transformers
 from inverse_surprisal.clustering import (CLUSTERINGS, MINILM_WHEEL, category_scores, characteristic_words,
@@ -333,6 +334,37 @@ def code_rows(part: str='body', words: int=30):
                 rows.append(('method' if id(f) in methods else 'function', y, lib))
     return rows
 
+CONTENTS = 'http://deb.debian.org/debian/dists/bookworm/main/Contents-{}.gz'
+
+def contents_rows(words: int=12, folder: Path=HERE / 'work' / 'contents_lists'):
+    """(x, y, category) of Debian bookworm's packages by the files they install (the archive's Contents-amd64 and
+    Contents-all, fetched once into `folder` with apt-helper): 'all' or 'arch', the first `words` distinct path
+    components of its files in the index's order (usr/share/doc and usr/share/lintian left out: every package has
+    them), its section; one pair per distinct list."""
+    files, section, arch = {}, {}, {}
+    for kind in ('amd64', 'all'):
+        path = folder / f'Contents-{kind}.gz'
+        if not path.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            subprocess.run(['/usr/lib/apt/apt-helper', 'download-file', CONTENTS.format(kind), str(path)], check=True)
+        with gzip.open(path, 'rt', encoding='utf-8', errors='replace') as fh:
+            for line in fh:
+                name, _, where = line.rstrip('\n').rpartition(' ')
+                name = name.strip()
+                if not name or name.startswith(('usr/share/doc/', 'usr/share/lintian/')): continue
+                for w in where.split(','):
+                    sec, _, pkg = w.rpartition('/')
+                    parts = files.setdefault(pkg, {})
+                    if len(parts) < words: parts.update(dict.fromkeys(name.split('/')))
+                    section[pkg], arch[pkg] = sec.split('/')[-1], kind
+    rows, seen = [], set()
+    for pkg in sorted(files):
+        y = ' '.join(list(files[pkg])[:words])
+        if y in seen: continue
+        seen.add(y)
+        rows.append(('all' if arch[pkg] == 'all' else 'arch', y, section[pkg]))
+    return rows
+
 def planted_rows():
     "A tiny corpus with planted categories for make test: y's words from its category's set, x one of two words."
     g, sets = torch.Generator().manual_seed(0), [['red', 'green', 'blue', 'pink'], ['car', 'bus', 'train', 'boat'],
@@ -346,7 +378,7 @@ CORPORA = dict(wordnet=wordnet_rows, debian=debian_rows, debian_long=debian_long
                debian_fr_long=lambda: debian_long_rows(lang='fr'),
                debian_de=lambda: debian_long_rows(lang='de', synopsis=True),
                debian_de_long=lambda: debian_long_rows(lang='de'),
-               code=code_rows, depends=depends_rows, docstrings=lambda: code_rows('doc'))
+               code=code_rows, depends=depends_rows, contents=contents_rows, docstrings=lambda: code_rows('doc'))
 
 def train_tokenizer(texts: list, # (x, y) the byte-level BPE is trained on
                     vocab: int=2000, min_frequency: int=1):
