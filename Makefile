@@ -86,10 +86,11 @@ nbtest: $(STAMP)
 
 # two workers (pytest-xdist) on one torch thread each, for the reason above. A file's tests stay on one worker
 # (loadscope): a module's fixture then builds once (the docs site into _docs/, the killed grid, the uninterrupted run);
-# each notebook is a test class of its own (tests/test_notebooks.py), so the notebooks go first to whichever worker is
-# free. The slowest tests are listed at the end, to tell a slow test from a stalled one
+# each notebook is a test class of its own (tests/test_notebooks.py). The scopes go to whichever worker is free in
+# the order tests/conftest.py gives them, the longest first (--no-loadscope-reorder: xdist would order them by their
+# number of tests). The slowest tests are listed at the end, to tell a slow test from a stalled one
 pytest: $(STAMP)
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadscope --durations=15 tests/
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadscope --no-loadscope-reorder --durations=15 tests/
 
 test: check-clean check-export check-readme check-pages pytest
 

@@ -33,9 +33,20 @@ def pytest_configure(config):
     config.addinivalue_line('markers', 'cuda: needs a CUDA GPU (bench/gpu_check.sh runs these; skipped without one)')
 
 
-NOTEBOOK_TESTS = 'test_notebooks.py'
+# the longest scopes of `make test` (`--dist loadscope`: a module, or one notebook's class), longest first, as measured
+# on 2 cores (each scope's first start to last end, 2026-12-07): test_train 79 s, the experiments page 66, the docs 55,
+# test_discovery 53 (now less), the own-data and own-loop pages 51 and 50, the continuous text probe 40, test_own_files
+# 36, test_text 34, test_grid 34, the wheel 32, the grid's page 24, test_runs 20, then the rest below 18 s each
+LONGEST = ('test_train.py', 'test_notebooks.py::TestNotebook_10_experiments', 'test_docs.py', 'test_discovery.py',
+           'test_notebooks.py::TestNotebook_12_own_data', 'test_notebooks.py::TestNotebook_13_own_loop',
+           'test_probe_continuous_text.py', 'test_own_files.py', 'test_text.py', 'test_grid.py', 'test_package.py',
+           'test_notebooks.py::TestNotebook_09f_grid', 'test_runs.py')
 
 def pytest_collection_modifyitems(config, items):
-    """The notebooks first: each a scope of its own under `--dist loadscope` (tests/test_notebooks.py) and the longest
-    tests of the suite, so that no long one is left to run alone at the end."""
-    items.sort(key=lambda item: item.path.name != NOTEBOOK_TESTS)
+    """The longest scopes first, in the order of `LONGEST`, the others after them in their own order: two workers that
+    take the scopes in this order (the Makefile's `--no-loadscope-reorder`; xdist would order them by their number of
+    tests) end close together, where a long scope left to the end runs alone on one core."""
+    def rank(item):
+        scope = item.nodeid.split('/', 1)[-1]
+        return next((k for k, s in enumerate(LONGEST) if scope == s or scope.startswith(s + '::')), len(LONGEST))
+    items.sort(key=rank)        # stable: each scope's tests keep their order
