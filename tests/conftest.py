@@ -34,13 +34,13 @@ def pytest_configure(config):
 
 
 # the longest scopes of `make test` (`--dist loadscope`: a module, or one notebook's class), longest first, as measured
-# on 2 cores (each scope's first start to last end, 2026-12-07): test_train 79 s, the experiments page 66, the docs 55,
-# test_discovery 53 (now less), the own-data and own-loop pages 51 and 50, the continuous text probe 40, test_own_files
-# 36, test_text 34, test_grid 34, the wheel 32, the grid's page 24, test_runs 20, then the rest below 18 s each
-LONGEST = ('test_train.py', 'test_notebooks.py::TestNotebook_10_experiments', 'test_docs.py', 'test_discovery.py',
-           'test_notebooks.py::TestNotebook_12_own_data', 'test_notebooks.py::TestNotebook_13_own_loop',
-           'test_probe_continuous_text.py', 'test_own_files.py', 'test_text.py', 'test_grid.py', 'test_package.py',
-           'test_notebooks.py::TestNotebook_09f_grid', 'test_runs.py')
+# on 2 cores beside each other (each scope's first start to last end, 2026-12-07): the experiments page and
+# test_discovery 78 s, test_train 69, the docs 57, the own-loop and own-data pages 48, test_grid 39, test_text 34,
+# test_own_files 32, the grid's page 25, the continuous text probe 22, the wheel 21, test_runs 19; the rest below 18 s
+LONGEST = ('test_notebooks.py::TestNotebook_10_experiments', 'test_discovery.py', 'test_train.py', 'test_docs.py',
+           'test_notebooks.py::TestNotebook_13_own_loop', 'test_notebooks.py::TestNotebook_12_own_data', 'test_grid.py',
+           'test_text.py', 'test_own_files.py', 'test_notebooks.py::TestNotebook_09f_grid',
+           'test_probe_continuous_text.py', 'test_package.py', 'test_runs.py')
 
 def pytest_collection_modifyitems(config, items):
     """The longest scopes first, in the order of `LONGEST`, the others after them in their own order: two workers that
