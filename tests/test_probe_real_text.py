@@ -89,3 +89,12 @@ def test_the_views_screen_and_what_it_misses(tmp_path):
     cands = [r['candidates'] for r in t['rows']]
     assert [r['delta'] for r in t['rows']] == list(pc.VIEW_DELTAS) and cands == sorted(cands, reverse=True)
     assert all(1 <= c <= 16 and 0 <= r['miss_mean'] <= r['miss_max'] <= 1 for c, r in zip(cands, t['rows']))
+    # the view's weight learned on the run (experiments/view_kappa_mle.py): the held-out pairs' mean view NLL (the
+    # package's `view_nll`) is lowest at kappa*, higher on either side of it
+    import view_kappa_mle as vk
+    from inverse_surprisal.views import view_nll
+    e, means, codes = vk.held_out_views(tmp_path / 'work' / 'planted' / 'runs' / f'{arm}_s0_6_plateau')
+    ml = vk.ml_precision(e, means, codes)
+    assert ml['pairs'] == len(e) == len(codes) > 0 and ml['dim'] == e.shape[1] == 384
+    nll = lambda k: view_nll(means[codes], e, k).double().mean().item()
+    assert nll(ml['kappa_ml']) < min(nll(0.9 * ml['kappa_ml']), nll(1.1 * ml['kappa_ml']))
