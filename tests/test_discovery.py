@@ -29,7 +29,7 @@ def planted(seed: int, assignment=(0, 1, 1)) -> SharedDiscreteCVAE:
     for params, part in ((model.aux_head.parameters(), 2), (model.decoder.parameters(), 0)):   # the head, then the decoder
         opt = torch.optim.Adam(params, lr=3e-2)
         for _ in range(100):
-            # the head's phase without the decoder's forward (its terms would be 0 here): the same head, the same steps
+            # the head's phase skips the decoder's forward, which its loss never reads (the same models, bit for bit)
             loss = model._per_class(DS.input_ids, DS.y_mask, decoder=part == 0)[part].gather(1, code[:, None]).mean()
             opt.zero_grad(); loss.backward(); opt.step()
     return model
