@@ -3,7 +3,7 @@ pairs' sentence embeddings under a finished probe run's view head, each pair und
 kappa/2 |e - m_c|^2 - D/2 log(kappa / 2 pi) (`views.view_nll`); over n pairs its minimum in kappa lies at
 kappa* = D / mean |e - m_c|^2, the precision a learned kappa would reach with the codes held where the run left them.
 The pairs and their codes are the run's own `export` (the held-out split, each pair's most probable code); the means
-are the head's running averages (`sums / counts`); the embeddings are the run's own cache (`views.safetensors`).
+are the head's running averages (`sums / counts`); the embeddings are the run's own cache (`views.safetensors`, read by `views.cached_views`).
 Reads the probe's runs (experiments/probe_real_text.py CORPUS ARM SEED --base plateau, in real_text/work/, not in git);
 writes one record per corpus, arm and seed to real_text/results/CORPUS_view_kappa_mle_ARM_sSEED.json (skipped when
 present).
@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file
 
-from inverse_surprisal.views import text_keys, view_nll
+from inverse_surprisal.views import cached_views, resolve_encoder, view_nll
 
 HERE = Path(__file__).parent / 'real_text'
 ARM = 'view-avg-k100-every-model-step-lr3-sample1-screen'       # the `text` preset's arm
@@ -25,10 +25,11 @@ def held_out_views(run: Path) -> tuple:
         subprocess.run([str(Path(sys.executable).parent / 'inverse-surprisal'), 'export', str(run), '--out',
                         f'{d}/held.csv', '--device', 'cpu'], check=True, capture_output=True)
         rows = list(csv.DictReader(open(f'{d}/held.csv')))
-    cache, state = load_file(run / 'views.safetensors'), load_file(run / 'cvae.safetensors')
-    index = {bytes(k.numpy()): i for i, k in enumerate(cache['keys'])}
-    e = cache['embeddings'][[index[bytes(k)] for k in text_keys([r['y'] for r in rows])]].double()
-    means = (state['model.view_head.sums'] / state['model.view_head.counts'][:, None]).double()
+    encoder = resolve_encoder(json.loads((run / 'config.json').read_text())['data']['view_encoder'])
+    e = cached_views([r['y'] for r in rows], encoder, run / 'views.safetensors').double()   # the run's cache, checked
+    state = load_file(run / 'cvae.safetensors')
+    sums, counts = state['model.view_head.sums'], state['model.view_head.counts'][:, None]
+    means = torch.where(counts > 0, sums / counts.clamp(min=1e-30), 0.0).double()   # as `ViewHead.means`: 0 unreached
     return e, means, torch.tensor([int(r['code']) for r in rows])
 
 def ml_precision(e, means, codes) -> dict:
